@@ -1,0 +1,366 @@
+#include "mace/core/net.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "mace/core/logging.h"
+#include "mace/core/status.h"
+#include "mace/model/model_loader.h"
+
+namespace mace {
+namespace {
+
+// Larger tensors than this are a corrupt model, not a real one.
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 38;
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<int> IntsArg(const OperatorDef &def, const char *name) {
+  for (const Argument &arg : def.arg()) {
+    if (arg.name() == name) return {arg.ints().begin(), arg.ints().end()};
+  }
+  return {};
+}
+
+}  // namespace
+
+MaceStatus Net::Init(NetDef net, const unsigned char *weights,
+                     int64_t weights_size,
+                     const std::vector<std::string> &input_names,
+                     const std::vector<std::string> &output_names,
+                     const OpFactory &op_factory, ThreadPool *thread_pool,
+                     bool *weights_borrowed) {
+  net_ = std::move(net);
+  if (weights == nullptr) weights_size = 0;
+  auto is_known = [&op_factory](const std::string &type) {
+    return op_factory(type) != nullptr;
+  };
+  MACE_RETURN_IF_ERROR(ValidateModel(&net_, weights_size, is_known));
+  MACE_RETURN_IF_ERROR(LoadTensors(weights, weights_size, weights_borrowed));
+  MACE_RETURN_IF_ERROR(ResolveIo(input_names, output_names));
+  MACE_RETURN_IF_ERROR(PrepareOps(NeededOps(), op_factory, thread_pool));
+  PlanBuffers();
+  VLOG(1) << "net '" << net_.name() << "': " << steps_.size()
+          << " steps, arena " << plan_.arena_bytes << " bytes";
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus Net::LoadTensors(const unsigned char *weights,
+                            int64_t weights_size, bool *weights_borrowed) {
+  bool any_borrowed = false;
+  for (const ConstTensor &proto : net_.tensors()) {
+    auto tensor = std::make_unique<Tensor>();
+    bool borrowed = false;
+    MACE_RETURN_IF_ERROR(LoadConstTensor(proto, net_, weights, weights_size,
+                                         tensor.get(), &borrowed));
+    any_borrowed = any_borrowed || borrowed;
+    tensors_[proto.name()] = std::move(tensor);
+  }
+  for (const InputOutputInfo &info : net_.input_info()) {
+    tensors_[info.name()] = std::make_unique<Tensor>(
+        info.name(), info.data_type(),
+        Shape(info.dims().begin(), info.dims().end()));
+    input_formats_[info.name()] = info.data_format();
+  }
+  if (weights_borrowed != nullptr) *weights_borrowed = any_borrowed;
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus Net::ResolveIo(const std::vector<std::string> &input_names,
+                          const std::vector<std::string> &output_names) {
+  for (const std::string &name : input_names) {
+    if (!input_formats_.count(name)) {
+      std::string declared;
+      for (const auto &entry : input_formats_) {
+        declared += (declared.empty() ? "" : ", ") + entry.first;
+      }
+      return InvalidArgs("input '", name, "' is not an input of the model ",
+                         "(model inputs: ", declared, ")");
+    }
+  }
+  if (input_names.empty()) {
+    for (const InputOutputInfo &info : net_.input_info()) {
+      inputs_.push_back(info.name());
+    }
+  } else {
+    inputs_ = input_names;
+  }
+  std::set<std::string> produced;
+  for (const OperatorDef &op : net_.op()) {
+    produced.insert(op.output().begin(), op.output().end());
+  }
+  for (const InputOutputInfo &info : net_.output_info()) {
+    output_formats_[info.name()] = info.data_format();
+  }
+  if (output_names.empty()) {
+    for (const InputOutputInfo &info : net_.output_info()) {
+      outputs_.push_back(info.name());
+    }
+  } else {
+    outputs_ = output_names;
+  }
+  if (outputs_.empty()) {
+    return InvalidArgs("the model declares no outputs and none were asked");
+  }
+  for (const std::string &name : outputs_) {
+    if (!produced.count(name) && !tensors_.count(name)) {
+      return InvalidArgs("output '", name,
+                         "' is not produced by any op of the model");
+    }
+    output_formats_.emplace(name, 0);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+std::vector<int> Net::NeededOps() const {
+  std::set<std::string> needed(outputs_.begin(), outputs_.end());
+  std::vector<int> ops;
+  for (int i = net_.op_size() - 1; i >= 0; --i) {
+    const OperatorDef &op = net_.op(i);
+    const bool used = std::any_of(
+        op.output().begin(), op.output().end(),
+        [&needed](const std::string &out) { return needed.count(out) > 0; });
+    if (!used) continue;
+    ops.push_back(i);
+    needed.insert(op.input().begin(), op.input().end());
+  }
+  std::reverse(ops.begin(), ops.end());
+  return ops;
+}
+
+MaceStatus Net::PrepareOps(const std::vector<int> &ops,
+                           const OpFactory &op_factory,
+                           ThreadPool *thread_pool) {
+  const std::set<std::string> fed(inputs_.begin(), inputs_.end());
+  for (int index : ops) {
+    const OperatorDef &def = net_.op(index);
+    const std::string label = StrCat("op '", def.name(), "' (", def.type(),
+                                     ")");
+    std::vector<Tensor *> inputs;
+    bool all_constant = true;
+    for (const std::string &name : def.input()) {
+      if (input_formats_.count(name) && !fed.count(name)) {
+        return InvalidArgs(label, " needs model input '", name,
+                           "', which is not among the engine's inputs");
+      }
+      Tensor *tensor = tensors_.at(name).get();
+      inputs.push_back(tensor);
+      all_constant = all_constant && tensor->is_constant();
+    }
+    std::vector<Tensor *> outputs;
+    for (const std::string &name : def.output()) {
+      auto tensor = std::make_unique<Tensor>(name, DT_FLOAT, Shape{});
+      outputs.push_back(tensor.get());
+      tensors_[name] = std::move(tensor);
+    }
+    Step step;
+    step.op = op_factory(def.type());
+    if (step.op == nullptr) {
+      return Unsupported(label, ": unknown op type");
+    }
+    step.context = std::make_unique<OpContext>(def, inputs, outputs,
+                                               thread_pool);
+    MACE_RETURN_IF_ERROR(step.op->Prepare(step.context.get()));
+    for (Tensor *output : outputs) {
+      if (output->size() < 0 || DataTypeSize(output->dtype()) == 0 ||
+          output->bytes() > kMaxTensorBytes) {
+        return InvalidArgs(label, ": output '", output->name(),
+                           "' has invalid shape ",
+                           ShapeToString(output->shape()), " or type ",
+                           DataTypeName(output->dtype()));
+      }
+    }
+    if (all_constant) {
+      MACE_RETURN_IF_ERROR(FoldConstantStep(&step));
+      continue;
+    }
+    step.stats = DescribeStep(step);
+    steps_.push_back(std::move(step));
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus Net::FoldConstantStep(Step *step) {
+  OpContext *context = step->context.get();
+  const bool alias = step->op->output_memory() == OutputMemory::kAliasInput0;
+  for (int i = 0; i < context->num_outputs(); ++i) {
+    Tensor *output = context->output(i);
+    if (alias && i == 0) {
+      output->BindData(const_cast<void *>(context->input(0).raw_data()));
+    } else {
+      output->AllocateOwned();
+    }
+  }
+  std::vector<uint8_t> scratch(context->scratch_bytes());
+  context->BindScratch(scratch.data());
+  MACE_RETURN_IF_ERROR(step->op->Run(context));
+  context->BindScratch(nullptr);
+  for (int i = 0; i < context->num_outputs(); ++i) {
+    context->output(i)->set_constant(true);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+void Net::PlanBuffers() {
+  const int num_steps = static_cast<int>(steps_.size());
+  std::map<const Tensor *, int> last_use;
+  for (int i = 0; i < num_steps; ++i) {
+    const OpContext &context = *steps_[i].context;
+    for (int j = 0; j < context.num_inputs(); ++j) {
+      last_use[&context.input(j)] = i;
+    }
+  }
+  std::set<const Tensor *> graph_outputs;
+  for (const std::string &name : outputs_) {
+    graph_outputs.insert(tensors_.at(name).get());
+  }
+  std::vector<BufferRequest> requests;
+  std::vector<std::vector<const Tensor *>> members;
+  std::map<const Tensor *, int> buffer_of;  // absent: external or constant
+
+  auto new_buffer = [&](int64_t bytes, int step) {
+    requests.push_back(BufferRequest{bytes, step, step});
+    members.emplace_back();
+    return static_cast<int>(requests.size()) - 1;
+  };
+  auto can_overwrite = [&](const Tensor *input, int step) {
+    auto it = buffer_of.find(input);
+    if (it == buffer_of.end()) return false;
+    for (const Tensor *member : members[it->second]) {
+      if (graph_outputs.count(member)) return false;
+      auto use = last_use.find(member);
+      if (use != last_use.end() && use->second > step) return false;
+    }
+    return true;
+  };
+
+  for (int i = 0; i < num_steps; ++i) {
+    OpContext *context = steps_[i].context.get();
+    const OutputMemory memory = steps_[i].op->output_memory();
+    for (int j = 0; j < context->num_outputs(); ++j) {
+      Tensor *output = context->output(j);
+      const Tensor *input0 =
+          context->num_inputs() > 0 ? &context->input(0) : nullptr;
+      int buffer = -1;
+      if (j == 0 && input0 != nullptr &&
+          memory == OutputMemory::kAliasInput0) {
+        auto it = buffer_of.find(input0);
+        if (it == buffer_of.end()) continue;  // rebound from input at Run
+        buffer = it->second;
+      } else if (j == 0 && input0 != nullptr &&
+                 memory == OutputMemory::kMayReuseInput0 &&
+                 input0->bytes() == output->bytes() &&
+                 can_overwrite(input0, i)) {
+        buffer = buffer_of.at(input0);
+      } else {
+        buffer = new_buffer(output->bytes(), i);
+      }
+      buffer_of[output] = buffer;
+      members[buffer].push_back(output);
+      placements_.push_back(Placement{output, i, buffer});
+    }
+    if (context->scratch_bytes() > 0) {
+      placements_.push_back(
+          Placement{nullptr, i, new_buffer(context->scratch_bytes(), i)});
+    }
+  }
+  for (size_t b = 0; b < requests.size(); ++b) {
+    for (const Tensor *member : members[b]) {
+      if (graph_outputs.count(member)) requests[b].last_step = num_steps;
+      auto use = last_use.find(member);
+      if (use != last_use.end()) {
+        requests[b].last_step = std::max(requests[b].last_step, use->second);
+      }
+    }
+  }
+  plan_ = PlanMemory(requests);
+}
+
+void Net::BindArena(uint8_t *arena) {
+  for (const Placement &placement : placements_) {
+    uint8_t *address = arena + plan_.offsets[placement.buffer];
+    if (placement.tensor != nullptr) {
+      placement.tensor->BindData(address);
+    } else {
+      steps_[placement.step].context->BindScratch(address);
+    }
+  }
+}
+
+Tensor *Net::input(const std::string &name) {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : it->second.get();
+}
+
+const Tensor *Net::output(const std::string &name) const {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : it->second.get();
+}
+
+int Net::input_data_format(const std::string &name) const {
+  auto it = input_formats_.find(name);
+  return it == input_formats_.end() ? 0 : it->second;
+}
+
+int Net::output_data_format(const std::string &name) const {
+  auto it = output_formats_.find(name);
+  return it == output_formats_.end() ? 0 : it->second;
+}
+
+MaceStatus Net::Run(RunMetadata *run_metadata) {
+  if (run_metadata != nullptr) run_metadata->op_stats.clear();
+  for (Step &step : steps_) {
+    OpContext *context = step.context.get();
+    if (step.op->output_memory() == OutputMemory::kAliasInput0) {
+      context->output(0)->BindData(
+          const_cast<void *>(context->input(0).raw_data()));
+    }
+    const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
+    MACE_RETURN_IF_ERROR(step.op->Run(context));
+    if (run_metadata != nullptr) {
+      OperatorStats stats = step.stats;
+      stats.stats.start_micros = start;
+      stats.stats.end_micros = NowMicros();
+      run_metadata->op_stats.push_back(std::move(stats));
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+OperatorStats Net::DescribeStep(const Step &step) {
+  const OpContext &context = *step.context;
+  const OperatorDef &def = context.def();
+  OperatorStats stats;
+  stats.operator_name = def.name();
+  stats.type = def.type();
+  for (int i = 0; i < context.num_outputs(); ++i) {
+    stats.output_shape.push_back(context.output(i).shape());
+  }
+  stats.args.strides = IntsArg(def, "strides");
+  stats.args.paddings = IntsArg(def, "padding_values");
+  stats.args.dilations = IntsArg(def, "dilations");
+  stats.args.padding_type = -1;
+  for (const Argument &arg : def.arg()) {
+    if (arg.name() == "padding" && arg.has_i()) {
+      stats.args.padding_type = static_cast<int>(arg.i());
+    }
+  }
+  for (int k : IntsArg(def, "kernels")) stats.args.kernels.push_back(k);
+  const bool has_filter = def.type() == "Conv2D" ||
+                          def.type() == "DepthwiseConv2d" ||
+                          def.type() == "Deconv2D" ||
+                          def.type() == "DepthwiseDeconv2d";
+  if (has_filter && context.num_inputs() > 1) {
+    stats.args.kernels = context.input(1).shape();
+  }
+  stats.macs = step.op->MacCount(context);
+  stats.stats = CallStats{0, 0};
+  return stats;
+}
+
+}  // namespace mace

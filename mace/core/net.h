@@ -1,0 +1,98 @@
+// A model prepared for running: ops in order with their tensors, constants
+// folded, a memory plan for every intermediate buffer. Built once at init;
+// Run walks the steps and allocates nothing.
+
+#ifndef MACE_CORE_NET_H_
+#define MACE_CORE_NET_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mace/core/memory_planner.h"
+#include "mace/core/operation.h"
+#include "mace/core/tensor.h"
+#include "mace/core/thread_pool.h"
+#include "mace/model/mace.pb.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+
+class Net {
+ public:
+  using OpFactory =
+      std::function<std::unique_ptr<Operation>(const std::string &type)>;
+
+  Net() = default;
+  Net(const Net &) = delete;
+  Net &operator=(const Net &) = delete;
+
+  // Validates `net`, loads its weights (borrowing fp32 data from `weights`
+  // where possible: *weights_borrowed tells), prepares the ops needed for
+  // `output_names` (all declared outputs when empty) and plans memory.
+  // `input_names` empty means every declared input.
+  MaceStatus Init(NetDef net, const unsigned char *weights,
+                  int64_t weights_size,
+                  const std::vector<std::string> &input_names,
+                  const std::vector<std::string> &output_names,
+                  const OpFactory &op_factory, ThreadPool *thread_pool,
+                  bool *weights_borrowed);
+
+  // Bytes of arena the plan needs (intermediates and scratch).
+  int64_t arena_bytes() const { return plan_.arena_bytes; }
+  // Points every planned buffer into `arena` (at least arena_bytes()).
+  void BindArena(uint8_t *arena);
+
+  // Model inputs to be bound by the caller before each Run, and outputs to
+  // read after it; the data format declared for each in the model.
+  const std::vector<std::string> &input_names() const { return inputs_; }
+  const std::vector<std::string> &output_names() const { return outputs_; }
+  Tensor *input(const std::string &name);
+  const Tensor *output(const std::string &name) const;
+  int input_data_format(const std::string &name) const;
+  int output_data_format(const std::string &name) const;
+
+  MaceStatus Run(RunMetadata *run_metadata);
+
+  int num_steps() const { return static_cast<int>(steps_.size()); }
+
+ private:
+  struct Step {
+    std::unique_ptr<Operation> op;
+    std::unique_ptr<OpContext> context;
+    OperatorStats stats;
+  };
+  struct Placement {
+    Tensor *tensor;  // nullptr for an op's scratch
+    int step;
+    int buffer;
+  };
+
+  MaceStatus LoadTensors(const unsigned char *weights, int64_t weights_size,
+                         bool *weights_borrowed);
+  MaceStatus ResolveIo(const std::vector<std::string> &input_names,
+                       const std::vector<std::string> &output_names);
+  std::vector<int> NeededOps() const;
+  MaceStatus PrepareOps(const std::vector<int> &ops,
+                        const OpFactory &op_factory, ThreadPool *thread_pool);
+  MaceStatus FoldConstantStep(Step *step);
+  void PlanBuffers();
+  static OperatorStats DescribeStep(const Step &step);
+
+  NetDef net_;
+  std::map<std::string, std::unique_ptr<Tensor>> tensors_;
+  std::map<std::string, int> input_formats_;
+  std::map<std::string, int> output_formats_;
+  std::vector<std::string> inputs_;
+  std::vector<std::string> outputs_;
+  std::vector<Step> steps_;
+  std::vector<Placement> placements_;
+  MemoryPlan plan_;
+};
+
+}  // namespace mace
+
+#endif  // MACE_CORE_NET_H_

@@ -1,0 +1,115 @@
+// The interface every op implements, and the context it sees.
+//
+// Life of an op inside an engine:
+//   1. created by the registry from its type name (mace/ops/op_registry.cc);
+//   2. Prepare(): once at init. Reads and checks arguments, checks input
+//      ranks, shapes and types, sets each output's dtype and shape. Inputs
+//      have shapes; constant inputs (weights, folded shape tensors) also have
+//      data. May ask for scratch memory and precompute (pack weights).
+//   3. Run(): every inference. Inputs and outputs have data; allocates
+//      nothing, returns an error only for conditions that depend on input
+//      values (an index out of range, say).
+// Ops whose inputs are all constant are run once at init and dropped from
+// the run plan (constant folding), so shape-computing chains cost nothing.
+
+#ifndef MACE_CORE_OPERATION_H_
+#define MACE_CORE_OPERATION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mace/core/op_args.h"
+#include "mace/core/status.h"
+#include "mace/core/tensor.h"
+#include "mace/core/thread_pool.h"
+#include "mace/model/mace.pb.h"
+
+namespace mace {
+
+// How an op's outputs relate to its inputs' memory.
+enum class OutputMemory {
+  kOwn,         // outputs get their own buffers
+  kMayReuseInput0,  // output 0 may overwrite input 0 (same size, elementwise)
+  kAliasInput0,     // output 0 is input 0's bytes (reshape-like, Run no-op)
+};
+
+class OpContext {
+ public:
+  OpContext(const OperatorDef &def, std::vector<Tensor *> inputs,
+            std::vector<Tensor *> outputs, ThreadPool *thread_pool)
+      : def_(def), args_(def), inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)), thread_pool_(thread_pool) {}
+
+  const OperatorDef &def() const { return def_; }
+  const OpArgs &args() const { return args_; }
+  const std::string &name() const { return def_.name(); }
+  const std::string &type() const { return def_.type(); }
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  const Tensor &input(int i) const { return *inputs_[i]; }
+  Tensor *output(int i) { return outputs_[i]; }
+  const Tensor &output(int i) const { return *outputs_[i]; }
+  ThreadPool *thread_pool() const { return thread_pool_; }
+
+  // Scratch memory: requested in Prepare, valid during Run (arena memory
+  // shared with other ops' scratch, contents not kept between runs).
+  void RequestScratch(int64_t bytes) {
+    if (bytes > scratch_bytes_) scratch_bytes_ = bytes;
+  }
+  int64_t scratch_bytes() const { return scratch_bytes_; }
+  void BindScratch(void *scratch) { scratch_ = scratch; }
+  template <typename T>
+  T *scratch() const {
+    return static_cast<T *>(scratch_);
+  }
+
+  // Error helpers whose messages start with the op's name and type.
+  template <typename... Pieces>
+  MaceStatus InvalidArgs(const Pieces &...pieces) const {
+    return mace::InvalidArgs("op '", name(), "' (", type(), "): ", pieces...);
+  }
+  template <typename... Pieces>
+  MaceStatus Unsupported(const Pieces &...pieces) const {
+    return mace::Unsupported("op '", name(), "' (", type(), "): ", pieces...);
+  }
+  template <typename... Pieces>
+  MaceStatus RuntimeError(const Pieces &...pieces) const {
+    return mace::RuntimeError("op '", name(), "' (", type(), "): ",
+                              pieces...);
+  }
+
+  // Common checks, each returning an error that names the op and input.
+  MaceStatus ExpectInputCount(int min_count, int max_count) const;
+  MaceStatus ExpectOutputCount(int count) const;
+  MaceStatus ExpectRank(int input_index, int rank) const;
+  MaceStatus ExpectDtype(int input_index, DataType dtype) const;
+  MaceStatus ExpectConstant(int input_index) const;
+
+ private:
+  const OperatorDef &def_;
+  OpArgs args_;
+  std::vector<Tensor *> inputs_;
+  std::vector<Tensor *> outputs_;
+  ThreadPool *thread_pool_;
+  int64_t scratch_bytes_ = 0;
+  void *scratch_ = nullptr;
+};
+
+class Operation {
+ public:
+  virtual ~Operation() = default;
+
+  virtual MaceStatus Prepare(OpContext *context) = 0;
+  virtual MaceStatus Run(OpContext *context) = 0;
+
+  virtual OutputMemory output_memory() const { return OutputMemory::kOwn; }
+  // Multiply-accumulates of one run (for benchmarks); valid after Prepare.
+  virtual int64_t MacCount(const OpContext &context) const { return 0; }
+};
+
+}  // namespace mace
+
+#endif  // MACE_CORE_OPERATION_H_

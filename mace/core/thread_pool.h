@@ -1,0 +1,51 @@
+// A fixed pool of worker threads for data-parallel loops inside one op.
+// Workers spin for a bounded time after each loop (cheap hand-off between
+// consecutive ops) and then sleep, so nothing burns CPU after Run returns.
+
+#ifndef MACE_CORE_THREAD_POOL_H_
+#define MACE_CORE_THREAD_POOL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "mace/public/mace.h"
+
+namespace mace {
+
+class ThreadPool {
+ public:
+  // num_threads <= 0: as many threads as the policy allows cores.
+  ThreadPool(int num_threads, CPUAffinityPolicy policy);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+
+  // Starts the workers and binds them (Linux) as the policy says. An
+  // affinity that cannot be set is logged and ignored, never fatal.
+  MaceStatus Init();
+
+  // Threads that share a loop, the calling thread included.
+  int num_threads() const;
+
+  // Calls fn(chunk_begin, chunk_end) over contiguous chunks covering
+  // [begin, end), each at least `grain` long (except the last), on up to
+  // num_threads() threads; the caller takes part and returns when all
+  // chunks are done. Safe to call with begin >= end (does nothing).
+  // Not reentrant: fn must not call ParallelFor on the same pool.
+  void ParallelFor(int64_t begin, int64_t end, int64_t grain,
+                   const std::function<void(int64_t, int64_t)> &fn);
+
+  // Cores chosen for the workers by the policy, fastest first for
+  // HIGH_PERFORMANCE / BIG_ONLY, slowest first for POWER_SAVE / LITTLE_ONLY.
+  const std::vector<int> &cpu_ids() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mace
+
+#endif  // MACE_CORE_THREAD_POOL_H_
