@@ -33,7 +33,9 @@ class ThreadPool {
   // [begin, end), each at least `grain` long (except the last), on up to
   // num_threads() threads; the caller takes part and returns when all
   // chunks are done. Safe to call with begin >= end (does nothing).
-  // Not reentrant: fn must not call ParallelFor on the same pool.
+  // A call made from inside fn, or while another thread's call holds the
+  // workers, runs fn(begin, end) on its own caller. An exception thrown by
+  // fn reaches the caller once no thread runs fn any more.
   void ParallelFor(int64_t begin, int64_t end, int64_t grain,
                    const std::function<void(int64_t, int64_t)> &fn);
 
