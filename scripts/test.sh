@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds, and runs every test:
+#   1. the Release build's CTest suite (unit, op, model, fuzz, tool tests);
+#   2. the model-corruption fuzz test and the loader/API tests again in an
+#      AddressSanitizer + UndefinedBehaviorSanitizer build.
+# Idempotent; fast when everything is built (ninja + ccache).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install_deps.sh
+
+echo "== Release build and tests"
+bash scripts/build.sh build
+ctest --test-dir build -j2 --output-on-failure --timeout 600
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+sanitized_tests=(fuzz_model_corruption_test unit_model_loader_test
+                 unit_engine_api_test)
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DMACE_SANITIZE=ON -DMACE_BUILD_TOOLS=OFF >/dev/null
+cmake --build build-asan -j"${MACE_BUILD_JOBS:-2}" \
+  --target "${sanitized_tests[@]}"
+export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+regex="^($(IFS='|'; echo "${sanitized_tests[*]}"))\$"
+ctest --test-dir build-asan -R "$regex" --output-on-failure --timeout 900
