@@ -1,0 +1,359 @@
+// Conv2D against a float64 reference written from the definition:
+// y[n, oh, ow, oc] = act(b[oc] + sum over kh, kw, ic of
+//   x[n, oh * sh - pad_top + kh * dh, ow * sw - pad_left + kw * dw,
+//     g * Cin/group + ic] * w[oc, kh, kw, ic]), g = oc / (Cout / group),
+// cells outside the input reading zero.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/common/op_tester.h"
+#include "tests/common/reference.h"
+
+namespace mace {
+namespace test {
+namespace {
+
+struct ConvSpec {
+  std::vector<int64_t> input;  // N, H, W, Cin
+  int64_t out_c = 1, kernel_h = 1, kernel_w = 1;
+  int64_t group = 1;
+  std::vector<int64_t> strides = {1, 1};
+  std::vector<int64_t> dilations = {1, 1};
+  int padding = 0;            // 0 VALID, 1 SAME
+  std::vector<int64_t> pads;  // padding_values: 2 or 4 values
+  bool bias = true;
+  std::string activation;  // empty: none
+  float max_limit = 6.0f;
+  float coefficient = 0.0f;
+};
+
+double RefActivate(const ConvSpec &s, double v) {
+  if (s.activation == "RELU") return std::max(v, 0.0);
+  if (s.activation == "RELUX") {
+    return std::min(std::max(v, 0.0), static_cast<double>(s.max_limit));
+  }
+  if (s.activation == "LEAKYRELU") return v >= 0 ? v : v * s.coefficient;
+  return v;
+}
+
+// Output size and leading pad of one axis (axis 0: h, 1: w).
+void RefAxis(const ConvSpec &s, int axis, int64_t in, int64_t kernel,
+             int64_t *out, int64_t *pad_begin) {
+  const int64_t stride = s.strides[axis];
+  const int64_t extent = (kernel - 1) * s.dilations[axis] + 1;
+  int64_t begin = 0, end = 0;
+  if (s.pads.size() == 4) {
+    begin = s.pads[axis];
+    end = s.pads[axis + 2];
+  } else if (s.pads.size() == 2) {
+    begin = s.pads[axis] / 2;
+    end = s.pads[axis] - begin;
+  } else if (s.padding == 1) {
+    const int64_t o = (in + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((o - 1) * stride + extent - in, 0);
+    begin = total / 2;
+    end = total - begin;
+  }
+  *out = (in + begin + end - extent) / stride + 1;
+  *pad_begin = begin;
+}
+
+std::vector<double> RefConv(const ConvSpec &s, const std::vector<float> &x,
+                            const std::vector<float> &w,
+                            const std::vector<float> &b,
+                            std::vector<int64_t> *shape) {
+  const int64_t n = s.input[0], h = s.input[1], wd = s.input[2];
+  const int64_t cin = s.input[3], cout = s.out_c;
+  const int64_t kh = s.kernel_h, kw = s.kernel_w;
+  const int64_t cpg = cin / s.group, opg = cout / s.group;
+  int64_t oh_n, ow_n, pt, pl;
+  RefAxis(s, 0, h, kh, &oh_n, &pt);
+  RefAxis(s, 1, wd, kw, &ow_n, &pl);
+  *shape = {n, oh_n, ow_n, cout};
+  std::vector<double> y(n * oh_n * ow_n * cout);
+  for (int64_t in = 0; in < n; ++in)
+    for (int64_t oh = 0; oh < oh_n; ++oh)
+      for (int64_t ow = 0; ow < ow_n; ++ow)
+        for (int64_t oc = 0; oc < cout; ++oc) {
+          const int64_t g = oc / opg;
+          double sum = b.empty() ? 0.0 : b[oc];
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j) {
+              const int64_t ih = oh * s.strides[0] - pt + i * s.dilations[0];
+              const int64_t iw = ow * s.strides[1] - pl + j * s.dilations[1];
+              if (ih < 0 || ih >= h || iw < 0 || iw >= wd) continue;
+              for (int64_t ic = 0; ic < cpg; ++ic) {
+                sum += static_cast<double>(
+                           x[((in * h + ih) * wd + iw) * cin + g * cpg + ic]) *
+                       w[((oc * kh + i) * kw + j) * cpg + ic];
+              }
+            }
+          y[((in * oh_n + oh) * ow_n + ow) * cout + oc] = RefActivate(s, sum);
+        }
+  return y;
+}
+
+void AddArgs(const ConvSpec &s, OpTester *t) {
+  if (s.strides != std::vector<int64_t>{1, 1}) t->ArgInts("strides", s.strides);
+  if (s.dilations != std::vector<int64_t>{1, 1}) {
+    t->ArgInts("dilations", s.dilations);
+  }
+  if (s.padding != 0) t->Arg("padding", s.padding);
+  if (!s.pads.empty()) t->ArgInts("padding_values", s.pads);
+  if (s.group != 1) t->Arg("group", s.group);
+  if (!s.activation.empty()) {
+    t->ArgString("activation", s.activation);
+    t->ArgFloat("max_limit", s.max_limit);
+    t->ArgFloat("activation_coefficient", s.coefficient);
+  }
+}
+
+// Products summed in float: rounding error grows like sqrt(terms).
+double SumTolerance(const ConvSpec &s, double per_term) {
+  const int64_t terms = s.kernel_h * s.kernel_w * s.input[3] / s.group;
+  return per_term * std::sqrt(static_cast<double>(terms));
+}
+
+void CheckConv(const ConvSpec &s, int threads = 1,
+               WeightStorage storage = WeightStorage::kFloat32) {
+  const std::vector<int64_t> w_shape = {s.out_c, s.kernel_h, s.kernel_w,
+                                        s.input[3] / s.group};
+  const auto x = RandomFloats(Product(s.input), -1, 1, 21);
+  const auto w = RandomFloats(Product(w_shape), -1, 1, 22);
+  const std::vector<float> b =
+      s.bias ? RandomFloats(s.out_c, -1, 1, 23) : std::vector<float>();
+  OpTester t("Conv2D");
+  t.Input("x", s.input, x).Constant("w", w_shape, w);
+  if (s.bias) t.Constant("b", {s.out_c}, b);
+  t.Output("y").Threads(threads).Storage(storage);
+  AddArgs(s, &t);
+  const MaceStatus status = t.Run();
+  ASSERT_EQ(status.code(), MaceStatus::MACE_SUCCESS) << status.information();
+  std::vector<int64_t> shape;
+  const std::vector<double> expected = RefConv(s, x, w, b, &shape);
+  EXPECT_EQ(t.output(0).shape, shape);
+  // fp16 weights carry a relative error of up to 2^-11 each.
+  const bool fp32 = storage == WeightStorage::kFloat32;
+  EXPECT_TRUE(AllClose(t.output(0).floats, expected, fp32 ? 1e-5 : 1e-3,
+                       SumTolerance(s, fp32 ? 1e-5 : 1e-3)));
+}
+
+// Runs a spec expected to fail at init and returns the message.
+std::string ConvError(const ConvSpec &s, const std::vector<int64_t> &w_shape,
+                      const std::vector<int64_t> &b_shape = {}) {
+  OpTester t("Conv2D", "conv");
+  t.Input("x", s.input, RandomFloats(Product(s.input)))
+      .Constant("w", w_shape, RandomFloats(Product(w_shape)));
+  if (!b_shape.empty()) t.Constant("b", b_shape, RandomFloats(b_shape[0]));
+  t.Output("y");
+  AddArgs(s, &t);
+  const MaceStatus status = t.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  return status.information();
+}
+
+ConvSpec Spec(std::vector<int64_t> input, int64_t out_c, int64_t kernel_h,
+              int64_t kernel_w) {
+  ConvSpec s;
+  s.input = std::move(input);
+  s.out_c = out_c;
+  s.kernel_h = kernel_h;
+  s.kernel_w = kernel_w;
+  return s;
+}
+
+TEST(Conv2dTest, SamePaddingOddSizeMatchesReference) {
+  for (int threads : {1, 2}) {
+    ConvSpec s = Spec({2, 7, 9, 3}, 5, 3, 3);
+    s.padding = 1;
+    CheckConv(s, threads);
+    s = Spec({1, 5, 6, 17}, 3, 5, 5);
+    s.padding = 1;
+    CheckConv(s, threads);
+  }
+}
+
+TEST(Conv2dTest, ValidPaddingStrideAndDilationMatchReference) {
+  ConvSpec s = Spec({1, 13, 11, 5}, 17, 3, 3);
+  s.strides = {2, 2};
+  s.dilations = {2, 2};
+  CheckConv(s);
+  s = Spec({2, 9, 8, 3}, 5, 3, 3);
+  s.strides = {2, 1};
+  s.padding = 1;
+  CheckConv(s, 2);
+  s = Spec({1, 7, 12, 4}, 3, 3, 3);
+  s.dilations = {1, 2};
+  s.padding = 1;
+  CheckConv(s);
+}
+
+TEST(Conv2dTest, ExplicitAsymmetricPadsMatchReference) {
+  ConvSpec s = Spec({1, 8, 6, 3}, 5, 7, 1);
+  s.pads = {1, 0, 2, 3};
+  CheckConv(s);
+  s = Spec({2, 7, 9, 5}, 7, 5, 5);
+  s.pads = {0, 2, 1, 0};
+  s.strides = {2, 1};
+  CheckConv(s, 2);
+}
+
+TEST(Conv2dTest, TwoPaddingValuesAreTotalsWithTheSmallerHalfFirst) {
+  ConvSpec s = Spec({1, 6, 5, 3}, 4, 3, 3);
+  s.pads = {3, 1};
+  CheckConv(s);
+}
+
+TEST(Conv2dTest, OneByOneKernelWithoutBiasMatchesReference) {
+  ConvSpec s = Spec({2, 5, 7, 17}, 7, 1, 1);
+  s.bias = false;
+  CheckConv(s);
+  s.strides = {2, 2};
+  CheckConv(s, 2);
+}
+
+TEST(Conv2dTest, SizeOneInputsMatchReference) {
+  CheckConv(Spec({1, 1, 1, 1}, 1, 1, 1));
+  ConvSpec s = Spec({3, 1, 1, 5}, 3, 3, 3);
+  s.padding = 1;
+  CheckConv(s);
+}
+
+TEST(Conv2dTest, GroupsMatchReference) {
+  for (int threads : {1, 2}) {
+    ConvSpec s = Spec({1, 7, 7, 6}, 9, 3, 3);
+    s.group = 3;
+    s.padding = 1;
+    CheckConv(s, threads);
+    s = Spec({2, 5, 6, 5}, 10, 3, 3);  // one input channel per group
+    s.group = 5;
+    s.bias = false;
+    CheckConv(s, threads);
+    s = Spec({1, 9, 9, 4}, 6, 3, 3);
+    s.group = 2;
+    s.dilations = {2, 2};
+    s.strides = {2, 2};
+    s.pads = {2, 1, 1, 2};
+    CheckConv(s, threads);
+  }
+}
+
+TEST(Conv2dTest, FusedActivationsMatchReference) {
+  ConvSpec s = Spec({1, 6, 7, 3}, 5, 3, 3);
+  s.padding = 1;
+  s.activation = "RELU";
+  CheckConv(s);
+  s.activation = "RELUX";
+  s.max_limit = 0.5f;
+  CheckConv(s);
+  s.activation = "LEAKYRELU";
+  s.coefficient = 0.1f;
+  CheckConv(s, 2);
+}
+
+TEST(Conv2dTest, Fp16WeightsMatchReferenceLoosely) {
+  ConvSpec s = Spec({1, 7, 6, 5}, 7, 3, 3);
+  s.padding = 1;
+  CheckConv(s, 1, WeightStorage::kFloat16);
+}
+
+TEST(Conv2dTest, FilterChannelMismatchIsAnError) {
+  const std::string msg = ConvError(Spec({1, 5, 5, 3}, 4, 3, 3), {4, 3, 3, 2});
+  EXPECT_NE(msg.find("filter"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("conv"), std::string::npos) << msg;
+}
+
+TEST(Conv2dTest, GroupNotDividingChannelsIsAnError) {
+  ConvSpec s = Spec({1, 5, 5, 6}, 5, 3, 3);
+  s.group = 2;
+  const std::string msg = ConvError(s, {5, 3, 3, 3});
+  EXPECT_NE(msg.find("group"), std::string::npos) << msg;
+  s.group = 0;
+  EXPECT_NE(ConvError(s, {5, 3, 3, 6}).find("group"), std::string::npos);
+}
+
+TEST(Conv2dTest, KernelLargerThanPaddedInputIsAnError) {
+  ConvSpec s = Spec({1, 3, 3, 2}, 2, 5, 5);
+  s.pads = {1, 0, 0, 0};
+  const std::string msg = ConvError(s, {2, 5, 5, 2});
+  EXPECT_NE(msg.find("does not fit"), std::string::npos) << msg;
+}
+
+TEST(Conv2dTest, BadPaddingArgumentsAreErrors) {
+  ConvSpec s = Spec({1, 5, 5, 2}, 2, 3, 3);
+  s.padding = 7;
+  EXPECT_NE(ConvError(s, {2, 3, 3, 2}).find("padding"), std::string::npos);
+  s.padding = 0;
+  s.pads = {1, -1, 0, 0};
+  EXPECT_NE(ConvError(s, {2, 3, 3, 2}).find("padding_values"),
+            std::string::npos);
+  s.pads = {1, 1, 1};
+  EXPECT_NE(ConvError(s, {2, 3, 3, 2}).find("padding_values"),
+            std::string::npos);
+  s.pads = {};
+  s.strides = {0, 1};
+  EXPECT_NE(ConvError(s, {2, 3, 3, 2}).find("strides"), std::string::npos);
+}
+
+TEST(Conv2dTest, WrongRankIsAnError) {
+  OpTester t("Conv2D", "conv");
+  t.Input("x", {5, 5, 3}, RandomFloats(75))
+      .Constant("w", {2, 3, 3, 3}, RandomFloats(54))
+      .Output("y");
+  const MaceStatus status = t.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("rank"), std::string::npos)
+      << status.information();
+}
+
+TEST(Conv2dTest, BiasOfWrongSizeIsAnError) {
+  const std::string msg =
+      ConvError(Spec({1, 5, 5, 3}, 4, 3, 3), {4, 3, 3, 3}, {5});
+  EXPECT_NE(msg.find("bias"), std::string::npos) << msg;
+}
+
+TEST(Conv2dTest, WrongArgumentKindIsAnError) {
+  OpTester t("Conv2D", "conv");
+  t.Input("x", {1, 5, 5, 3}, RandomFloats(75))
+      .Constant("w", {2, 3, 3, 3}, RandomFloats(54))
+      .Output("y")
+      .Arg("strides", 2);
+  const MaceStatus status = t.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("strides"), std::string::npos)
+      << status.information();
+}
+
+TEST(Conv2dTest, NchwAndFusedPreluAreUnsupported) {
+  ConvSpec s = Spec({1, 5, 5, 3}, 2, 3, 3);
+  s.activation = "PRELU";
+  EXPECT_NE(ConvError(s, {2, 3, 3, 3}).find("PRELU"), std::string::npos);
+  OpTester t("Conv2D", "conv");
+  t.Input("x", {1, 5, 5, 3}, RandomFloats(75))
+      .Constant("w", {2, 3, 3, 3}, RandomFloats(54))
+      .Output("y")
+      .Arg("data_format", 2);
+  const MaceStatus status = t.Run();
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED);
+  EXPECT_NE(status.information().find("NCHW"), std::string::npos)
+      << status.information();
+}
+
+TEST(Conv2dTest, FilterFedAtRunTimeIsAnError) {
+  OpTester t("Conv2D", "conv");
+  t.Input("x", {1, 5, 5, 3}, RandomFloats(75))
+      .Input("w", {2, 3, 3, 3}, RandomFloats(54))
+      .Output("y");
+  const MaceStatus status = t.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("'w'"), std::string::npos)
+      << status.information();
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace mace
