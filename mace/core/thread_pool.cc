@@ -136,7 +136,7 @@ class ThreadPool::Impl {
 
   MaceStatus Init();
   void ParallelFor(int64_t begin, int64_t end, int64_t grain,
-                   const std::function<void(int64_t, int64_t)> &fn);
+                   FunctionRef<void(int64_t, int64_t)> fn);
 
   int num_threads() const { return num_threads_; }
   const std::vector<int> &cpu_ids() const { return cpu_ids_; }
@@ -176,7 +176,7 @@ class ThreadPool::Impl {
 
   // The loop being run: written by the caller before it opens gate_, read
   // by the workers that got in until they leave.
-  const std::function<void(int64_t, int64_t)> *fn_ = nullptr;
+  const FunctionRef<void(int64_t, int64_t)> *fn_ = nullptr;
   int64_t begin_ = 0;
   int64_t end_ = 0;
   int64_t chunk_ = 0;
@@ -367,7 +367,7 @@ void ThreadPool::Impl::CloseGateAndWait() {
 
 void ThreadPool::Impl::ParallelFor(
     int64_t begin, int64_t end, int64_t grain,
-    const std::function<void(int64_t, int64_t)> &fn) {
+    FunctionRef<void(int64_t, int64_t)> fn) {
   if (begin >= end) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t range = end - begin;
@@ -420,7 +420,7 @@ MaceStatus ThreadPool::Init() { return impl_->Init(); }
 int ThreadPool::num_threads() const { return impl_->num_threads(); }
 
 void ThreadPool::ParallelFor(int64_t begin, int64_t end, int64_t grain,
-                             const std::function<void(int64_t, int64_t)> &fn) {
+                             FunctionRef<void(int64_t, int64_t)> fn) {
   impl_->ParallelFor(begin, end, grain, fn);
 }
 

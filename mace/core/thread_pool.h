@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "mace/core/function_ref.h"
 #include "mace/public/mace.h"
 
 namespace mace {
@@ -37,7 +38,7 @@ class ThreadPool {
   // workers, runs fn(begin, end) on its own caller. An exception thrown by
   // fn reaches the caller once no thread runs fn any more.
   void ParallelFor(int64_t begin, int64_t end, int64_t grain,
-                   const std::function<void(int64_t, int64_t)> &fn);
+                   FunctionRef<void(int64_t, int64_t)> fn);
 
   // Cores chosen for the workers by the policy, fastest first for
   // HIGH_PERFORMANCE / BIG_ONLY, slowest first for POWER_SAVE / LITTLE_ONLY.
