@@ -1,0 +1,107 @@
+// BatchNorm (inference): y = act(x * s + o) per channel (last axis), where
+// with inputs (x, scale, offset) s, o are the folded scale and offset, and
+// with (x, scale, offset, mean, var) s = scale / sqrt(var + epsilon) and
+// o = offset - mean * s.
+
+#include <algorithm>
+#include <cmath>
+
+#include "mace/ops/common/activation_util.h"
+#include "mace/ops/common/dense_util.h"
+#include "mace/ops/op_registry.h"
+
+namespace mace {
+namespace {
+
+// MACE's default.
+constexpr float kDefaultEpsilon = 1e-4f;
+
+class BatchNormOp : public Operation {
+ public:
+  MaceStatus Prepare(OpContext *context) override {
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(3, 5));
+    if (context->num_inputs() == 4) {
+      return context->InvalidArgs(
+          "expects 3 inputs (x, scale, offset) or 5 (x, scale, offset, mean, "
+          "var), got 4");
+    }
+    MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
+    MACE_RETURN_IF_ERROR(RejectNchw(*context));
+    MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
+    MACE_RETURN_IF_ERROR(
+        GetNonNegativeFloat(*context, "epsilon", kDefaultEpsilon, &epsilon_));
+    MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
+    MACE_RETURN_IF_ERROR(ExpectMinRank(*context, 0, 1));
+    const Tensor &input = context->input(0);
+    channels_ = input.dim(-1);
+    static const char *const kNames[] = {"x", "scale", "offset", "mean", "var"};
+    for (int i = 1; i < context->num_inputs(); ++i) {
+      MACE_RETURN_IF_ERROR(ExpectVector(*context, i, kNames[i], channels_));
+    }
+    // Folded scale and offset, computed at the start of each Run since the
+    // parameters need not be constants.
+    context->RequestScratch(2 * channels_ * sizeof(float));
+    Tensor *output = context->output(0);
+    output->set_dtype(DT_FLOAT);
+    output->set_shape(input.shape());
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  MaceStatus Run(OpContext *context) override {
+    float *scale = context->scratch<float>();
+    float *offset = scale + channels_;
+    FoldParameters(*context, scale, offset);
+    const Tensor &input = context->input(0);
+    const float *x = input.data<float>();
+    float *y = context->output(0)->mutable_data<float>();
+    const int64_t channels = channels_;
+    const int64_t pixels = channels > 0 ? input.size() / channels : 0;
+    const Activation act = activation_;
+    const int64_t grain = GrainFor(channels);
+    context->thread_pool()->ParallelFor(
+        0, pixels, grain, [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            const float *xp = x + p * channels;
+            float *yp = y + p * channels;
+            for (int64_t c = 0; c < channels; ++c) {
+              yp[c] = Activate(act, xp[c] * scale[c] + offset[c]);
+            }
+          }
+        });
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  OutputMemory output_memory() const override {
+    return OutputMemory::kMayReuseInput0;
+  }
+
+ private:
+  void FoldParameters(const OpContext &context, float *scale,
+                      float *offset) const {
+    const float *in_scale = context.input(1).data<float>();
+    const float *in_offset = context.input(2).data<float>();
+    if (context.num_inputs() == 3) {
+      std::copy(in_scale, in_scale + channels_, scale);
+      std::copy(in_offset, in_offset + channels_, offset);
+      return;
+    }
+    const float *mean = context.input(3).data<float>();
+    const float *var = context.input(4).data<float>();
+    for (int64_t c = 0; c < channels_; ++c) {
+      scale[c] = in_scale[c] / std::sqrt(var[c] + epsilon_);
+      offset[c] = in_offset[c] - mean[c] * scale[c];
+    }
+  }
+
+  Activation activation_;
+  float epsilon_ = kDefaultEpsilon;
+  int64_t channels_ = 0;
+};
+
+}  // namespace
+
+void RegisterBatchNorm(OpRegistry *registry) {
+  registry->Register<BatchNormOp>("BatchNorm");
+}
+
+}  // namespace mace

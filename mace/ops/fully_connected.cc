@@ -1,0 +1,95 @@
+// FullyConnected: y[n, o] = act(sum_k x[n, k] * w[o, k] + bias[o]).
+// The input [N, ...] is flattened per batch to K values in its stored
+// (NHWC) order; the constant weight is [Cout, K]; the output is [N, Cout].
+
+#include <algorithm>
+
+#include "mace/ops/common/activation_util.h"
+#include "mace/ops/common/dense_util.h"
+#include "mace/ops/op_registry.h"
+
+namespace mace {
+namespace {
+
+class FullyConnectedOp : public Operation {
+ public:
+  MaceStatus Prepare(OpContext *context) override {
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 3));
+    MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
+    MACE_RETURN_IF_ERROR(RejectNchw(*context));
+    MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
+    MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
+    MACE_RETURN_IF_ERROR(ExpectMinRank(*context, 0, 2));
+    // The weight is packed once at init by optimised kernels.
+    MACE_RETURN_IF_ERROR(context->ExpectConstant(1));
+    MACE_RETURN_IF_ERROR(context->ExpectRank(1, 2));
+    MACE_RETURN_IF_ERROR(ExpectCountableShape(*context, 1));
+
+    const Tensor &input = context->input(0);
+    const Tensor &weight = context->input(1);
+    batch_ = input.dim(0);
+    depth_ = 1;
+    for (int i = 1; i < input.rank(); ++i) depth_ *= input.dim(i);
+    out_channels_ = weight.dim(0);
+    if (weight.dim(1) != depth_) {
+      return context->InvalidArgs(
+          "weight '", weight.name(), "' has shape ",
+          ShapeToString(weight.shape()), ", expected [Cout, ", depth_,
+          "]: input '", input.name(), "' ", ShapeToString(input.shape()),
+          " flattens to K = ", depth_, " values per batch");
+    }
+    if (context->num_inputs() == 3) {
+      MACE_RETURN_IF_ERROR(ExpectVector(*context, 2, "bias", out_channels_));
+    }
+    Tensor *output = context->output(0);
+    output->set_dtype(DT_FLOAT);
+    output->set_shape({batch_, out_channels_});
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  MaceStatus Run(OpContext *context) override {
+    const float *x = context->input(0).data<float>();
+    const float *w = context->input(1).data<float>();
+    const float *bias =
+        context->num_inputs() == 3 ? context->input(2).data<float>() : nullptr;
+    float *y = context->output(0)->mutable_data<float>();
+    const int64_t depth = depth_;
+    const int64_t out_channels = out_channels_;
+    const Activation act = activation_;
+    // One task per output value; each sums its K products in a fixed order,
+    // so results do not depend on the thread count.
+    const int64_t grain = GrainFor(depth);
+    context->thread_pool()->ParallelFor(
+        0, batch_ * out_channels, grain, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const int64_t n = i / out_channels;
+            const int64_t o = i % out_channels;
+            const float *xr = x + n * depth;
+            const float *wr = w + o * depth;
+            float sum = 0.0f;
+            for (int64_t k = 0; k < depth; ++k) sum += xr[k] * wr[k];
+            if (bias != nullptr) sum += bias[o];
+            y[i] = Activate(act, sum);
+          }
+        });
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  int64_t MacCount(const OpContext &context) const override {
+    return batch_ * out_channels_ * depth_;
+  }
+
+ private:
+  Activation activation_;
+  int64_t batch_ = 0;
+  int64_t depth_ = 0;
+  int64_t out_channels_ = 0;
+};
+
+}  // namespace
+
+void RegisterFullyConnected(OpRegistry *registry) {
+  registry->Register<FullyConnectedOp>("FullyConnected");
+}
+
+}  // namespace mace

@@ -1,0 +1,202 @@
+// MatMul with numpy semantics: C = op(A) x op(B), op = transpose of the last
+// two dims when `transpose_a` / `transpose_b` is set. A 1-D A is a row
+// [1, K] and a 1-D B a column [K, 1] (transpose flags ignored for them); the
+// added dim is removed from the output. Leading (batch) dims broadcast.
+
+#include <algorithm>
+#include <vector>
+
+#include "mace/ops/common/dense_util.h"
+#include "mace/ops/op_registry.h"
+
+namespace mace {
+namespace {
+
+// One operand seen as a stack of logical (already transposed) matrices:
+// element (r, c) of matrix b is at offsets[b] + r * row_step + c * col_step.
+struct MatrixView {
+  Shape batch;  // the leading dims
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t row_step = 0;
+  int64_t col_step = 0;
+  int64_t matrix_size = 0;  // elements per stored matrix
+};
+
+MatrixView ViewOperand(const Tensor &t, bool transpose, bool is_lhs) {
+  MatrixView view;
+  if (t.rank() == 1) {
+    const int64_t len = t.dim(0);
+    view.rows = is_lhs ? 1 : len;
+    view.cols = is_lhs ? len : 1;
+    view.row_step = is_lhs ? len : 1;
+    view.col_step = 1;
+    view.matrix_size = len;
+    return view;
+  }
+  view.batch.assign(t.shape().begin(), t.shape().end() - 2);
+  const int64_t stored_rows = t.dim(-2);
+  const int64_t stored_cols = t.dim(-1);
+  view.matrix_size = stored_rows * stored_cols;
+  view.rows = transpose ? stored_cols : stored_rows;
+  view.cols = transpose ? stored_rows : stored_cols;
+  view.row_step = transpose ? 1 : stored_cols;
+  view.col_step = transpose ? stored_cols : 1;
+  return view;
+}
+
+// Element strides of `view`'s batch dims, right-aligned to `out_rank` dims;
+// 0 where the operand is broadcast (dim 1 or absent).
+std::vector<int64_t> BatchStrides(const MatrixView &view, int out_rank) {
+  std::vector<int64_t> strides(out_rank, 0);
+  int64_t stride = view.matrix_size;
+  const int offset = out_rank - static_cast<int>(view.batch.size());
+  for (int i = static_cast<int>(view.batch.size()) - 1; i >= 0; --i) {
+    if (view.batch[i] != 1) strides[i + offset] = stride;
+    stride *= view.batch[i];
+  }
+  return strides;
+}
+
+class MatMulOp : public Operation {
+ public:
+  MaceStatus Prepare(OpContext *context) override {
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 2));
+    MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
+    MACE_RETURN_IF_ERROR(RejectNchw(*context));
+    MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
+    MACE_RETURN_IF_ERROR(ExpectMinRank(*context, 0, 1));
+    MACE_RETURN_IF_ERROR(ExpectMinRank(*context, 1, 1));
+    bool transpose_a = false;
+    bool transpose_b = false;
+    MACE_RETURN_IF_ERROR(
+        context->args().GetBool("transpose_a", false, &transpose_a));
+    MACE_RETURN_IF_ERROR(
+        context->args().GetBool("transpose_b", false, &transpose_b));
+
+    const Tensor &a = context->input(0);
+    const Tensor &b = context->input(1);
+    a_ = ViewOperand(a, transpose_a, true);
+    b_ = ViewOperand(b, transpose_b, false);
+    if (a_.cols != b_.rows) {
+      return context->InvalidArgs(
+          "inner dims differ: A '", a.name(), "' ", ShapeToString(a.shape()),
+          " (transpose_a=", transpose_a, ") gives K = ", a_.cols, ", B '",
+          b.name(), "' ", ShapeToString(b.shape()),
+          " (transpose_b=", transpose_b, ") gives K = ", b_.rows);
+    }
+    Shape out_batch;
+    MACE_RETURN_IF_ERROR(BroadcastBatch(*context, &out_batch));
+
+    Shape out_shape = out_batch;
+    if (a.rank() > 1) out_shape.push_back(a_.rows);
+    if (b.rank() > 1) out_shape.push_back(b_.cols);
+    if (ShapeElementCount(out_shape) < 0) {
+      return context->InvalidArgs("output shape ", ShapeToString(out_shape),
+                                  " is too large");
+    }
+    const bool empty_output = ShapeElementCount(out_shape) == 0;
+    num_batches_ = empty_output ? 0 : ShapeElementCount(out_batch);
+    ComputeOffsets(out_batch);
+    Tensor *output = context->output(0);
+    output->set_dtype(DT_FLOAT);
+    output->set_shape(out_shape);
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  MaceStatus Run(OpContext *context) override {
+    const float *a = context->input(0).data<float>();
+    const float *b = context->input(1).data<float>();
+    float *c = context->output(0)->mutable_data<float>();
+    const int64_t m_size = a_.rows;
+    const int64_t n_size = b_.cols;
+    const int64_t k_size = a_.cols;
+    const MatrixView &av = a_;
+    const MatrixView &bv = b_;
+    const int64_t num_rows = static_cast<int64_t>(a_offsets_.size()) * m_size;
+    const int64_t grain = GrainFor(n_size * k_size);
+    // One task per output row; each row accumulates over k in order, so the
+    // result does not depend on the thread count.
+    context->thread_pool()->ParallelFor(
+        0, num_rows, grain, [&](int64_t begin, int64_t end) {
+          for (int64_t row = begin; row < end; ++row) {
+            const int64_t batch = row / m_size;
+            const int64_t m = row % m_size;
+            const float *a_row = a + a_offsets_[batch] + m * av.row_step;
+            float *c_row = c + row * n_size;
+            std::fill(c_row, c_row + n_size, 0.0f);
+            for (int64_t k = 0; k < k_size; ++k) {
+              const float a_mk = a_row[k * av.col_step];
+              const float *b_row = b + b_offsets_[batch] + k * bv.row_step;
+              for (int64_t n = 0; n < n_size; ++n) {
+                c_row[n] += a_mk * b_row[n * bv.col_step];
+              }
+            }
+          }
+        });
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  int64_t MacCount(const OpContext &context) const override {
+    return num_batches_ * a_.rows * b_.cols * a_.cols;
+  }
+
+ private:
+  // Numpy broadcasting of the leading dims: right-aligned, each pair equal
+  // or one of them 1.
+  MaceStatus BroadcastBatch(const OpContext &context, Shape *out) const {
+    const size_t rank = std::max(a_.batch.size(), b_.batch.size());
+    out->assign(rank, 1);
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t da =
+          i < a_.batch.size() ? a_.batch[a_.batch.size() - 1 - i] : 1;
+      const int64_t db =
+          i < b_.batch.size() ? b_.batch[b_.batch.size() - 1 - i] : 1;
+      if (da != db && da != 1 && db != 1) {
+        return context.InvalidArgs("batch dims of A ", ShapeToString(a_.batch),
+                                   " and B ", ShapeToString(b_.batch),
+                                   " cannot be broadcast together (", da,
+                                   " vs ", db, ")");
+      }
+      (*out)[rank - 1 - i] = da == 1 ? db : da;
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  // Start of A's and B's matrix for each output batch; none when the output
+  // is empty (then Run has nothing to do, and the batch count may be huge).
+  void ComputeOffsets(const Shape &out_batch) {
+    a_offsets_.clear();
+    b_offsets_.clear();
+    const int rank = static_cast<int>(out_batch.size());
+    const std::vector<int64_t> a_strides = BatchStrides(a_, rank);
+    const std::vector<int64_t> b_strides = BatchStrides(b_, rank);
+    for (int64_t batch = 0; batch < num_batches_; ++batch) {
+      int64_t rest = batch;
+      int64_t a_offset = 0;
+      int64_t b_offset = 0;
+      for (int i = rank - 1; i >= 0; --i) {
+        const int64_t index = rest % out_batch[i];
+        rest /= out_batch[i];
+        a_offset += index * a_strides[i];
+        b_offset += index * b_strides[i];
+      }
+      a_offsets_.push_back(a_offset);
+      b_offsets_.push_back(b_offset);
+    }
+  }
+
+  MatrixView a_;
+  MatrixView b_;
+  int64_t num_batches_ = 0;
+  std::vector<int64_t> a_offsets_;
+  std::vector<int64_t> b_offsets_;
+};
+
+}  // namespace
+
+void RegisterMatMul(OpRegistry *registry) {
+  registry->Register<MatMulOp>("MatMul");
+}
+
+}  // namespace mace
