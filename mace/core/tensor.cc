@@ -7,13 +7,20 @@
 namespace mace {
 
 int64_t ShapeElementCount(const Shape &shape) {
+  // Overflow of the non-zero dims is an error even when another dim is 0:
+  // ops multiply partial products of dims, not only the total.
   int64_t count = 1;
+  bool has_zero = false;
   for (int64_t d : shape) {
     if (d < 0) return -1;
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) return -1;
+    if (d == 0) {
+      has_zero = true;
+      continue;
+    }
+    if (count > std::numeric_limits<int64_t>::max() / d) return -1;
     count *= d;
   }
-  return count;
+  return has_zero ? 0 : count;
 }
 
 std::string ShapeToString(const Shape &shape) {

@@ -30,9 +30,10 @@ MaceStatus TensorByteRange(const ConstTensor &tensor, const NetDef &net,
                        " is out of range");
   }
   *bytes = count * element_size;
-  if (tensor.offset() < 0) {
-    return InvalidArgs("tensor '", tensor.name(), "': negative offset ",
-                       tensor.offset());
+  if (tensor.offset() < 0 || tensor.offset() > weights_size) {
+    return InvalidArgs("tensor '", tensor.name(), "': offset ",
+                       tensor.offset(), " lies outside the weights (",
+                       weights_size, " bytes)");
   }
   *begin = int64_t{net.data_offset()} + tensor.offset();
   if (*begin > weights_size || *bytes > weights_size - *begin) {

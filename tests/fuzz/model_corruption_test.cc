@@ -3,6 +3,7 @@
 // never a crash, hang or sanitizer report. scripts/test.sh also runs this
 // under AddressSanitizer + UndefinedBehaviorSanitizer.
 
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -153,7 +154,9 @@ TEST(ModelCorruptionTest, ThousandCorruptionsGiveErrorsOrValidRuns) {
   ASSERT_TRUE(original.ParseFromString(graph));
   const std::vector<float> input =
       RandomFloats(Product(SmallCnn::InputShape()), -1, 1, 5);
-  std::mt19937 rng(20261121);
+  // MACE_FUZZ_SEED explores other corruptions locally; CI uses the default.
+  const char *seed_env = std::getenv("MACE_FUZZ_SEED");
+  std::mt19937 rng(seed_env ? std::strtoul(seed_env, nullptr, 10) : 20261121);
   Outcome outcome;
   for (int i = 0; i < kCorruptions; ++i) {
     std::string bad_graph = graph, bad_weights = weights;
