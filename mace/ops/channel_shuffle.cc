@@ -1,0 +1,66 @@
+// ChannelShuffle (ShuffleNet): splits the C channels (last axis) into
+// `group` groups of C / group and interleaves them: input channel
+// g * (C / group) + k goes to output channel k * group + g. Arg `group`
+// (int, required, >= 1, divides C). Any rank >= 1 (NHWC: channels last);
+// float32. Output shape = input shape.
+
+#include <vector>
+
+#include "mace/ops/common/move_util.h"
+#include "mace/ops/op_registry.h"
+
+namespace mace {
+namespace {
+
+class ChannelShuffleOp : public Operation {
+ public:
+  MaceStatus Prepare(OpContext *context) override {
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(1, 1));
+    MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
+    MACE_RETURN_IF_ERROR(CheckNhwc(*context));
+    MACE_RETURN_IF_ERROR(ExpectFloatOrInt32(*context, 0, false));
+    const Tensor &input = context->input(0);
+    if (input.rank() < 1) {
+      return context->InvalidArgs("input '", input.name(),
+                                  "' must have a channel axis, is a scalar");
+    }
+    if (!context->args().Has("group")) {
+      return context->InvalidArgs("argument 'group' is required");
+    }
+    int64_t group = 0;
+    MACE_RETURN_IF_ERROR(context->args().GetInt("group", int64_t{0}, &group));
+    const int64_t channels = input.dim(-1);
+    if (group < 1 || channels % group != 0) {
+      return context->InvalidArgs("argument 'group' = ", group,
+                                  " must be positive and divide the ", channels,
+                                  " channels");
+    }
+    // The output's channel axis seen as [C / group, group]: stepping k moves
+    // one input channel, stepping g moves a whole input group.
+    const std::vector<int64_t> strides = RowMajorStrides(input.shape());
+    view_.dims.assign(input.shape().begin(), input.shape().end() - 1);
+    view_.steps.assign(strides.begin(), strides.end() - 1);
+    view_.dims.push_back(channels / group);
+    view_.steps.push_back(1);
+    view_.dims.push_back(group);
+    view_.steps.push_back(channels / group);
+    view_.base = 0;
+    return SetOutput(context, input.dtype(), input.shape());
+  }
+
+  MaceStatus Run(OpContext *context) override {
+    StridedCopyOp(view_, context);
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+ private:
+  StridedView view_;
+};
+
+}  // namespace
+
+void RegisterChannelShuffle(OpRegistry *registry) {
+  registry->Register<ChannelShuffleOp>("ChannelShuffle");
+}
+
+}  // namespace mace

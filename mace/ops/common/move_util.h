@@ -1,0 +1,166 @@
+// Helpers shared by the data-movement ops (Slice, StridedSlice, Transpose,
+// Reverse, Crop, Pad, Reshape, DepthToSpace, ...): checks of layout and
+// element type, reading int lists given as an argument or a constant input,
+// axis normalisation, and one strided copy that covers slicing, transposing,
+// reversing and cropping.
+
+#ifndef MACE_OPS_COMMON_MOVE_UTIL_H_
+#define MACE_OPS_COMMON_MOVE_UTIL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mace/core/operation.h"
+
+namespace mace {
+
+// Ops here read NHWC data only; a model that kept NCHW must be converted.
+inline MaceStatus CheckNhwc(const OpContext &context) {
+  int data_format = 0;
+  MACE_RETURN_IF_ERROR(context.args().GetInt("data_format", 0, &data_format));
+  if (data_format == 2) {
+    return context.Unsupported(
+        "argument 'data_format' = 2 (NCHW) is not supported: ops run on "
+        "NHWC data");
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// Input `index` must be float32, or int32 too when `allow_int32`.
+inline MaceStatus ExpectFloatOrInt32(const OpContext &context, int index,
+                                     bool allow_int32) {
+  const DataType dtype = context.input(index).dtype();
+  if (dtype == DT_FLOAT || (allow_int32 && dtype == DT_INT32)) {
+    return MaceStatus::MACE_SUCCESS;
+  }
+  return context.InvalidArgs("input ", index, " '", context.input(index).name(),
+                             "' must be ",
+                             allow_int32 ? "float32 or int32" : "float32",
+                             ", is ", DataTypeName(dtype));
+}
+
+// Values of a constant int32 input of rank 0 or 1 (axes, shapes, sizes).
+inline MaceStatus ReadConstantInts(const OpContext &context, int index,
+                                   const char *what,
+                                   std::vector<int64_t> *values) {
+  MACE_RETURN_IF_ERROR(context.ExpectConstant(index));
+  MACE_RETURN_IF_ERROR(context.ExpectDtype(index, DT_INT32));
+  const Tensor &t = context.input(index);
+  if (t.rank() > 1) {
+    return context.InvalidArgs(what, " input ", index, " '", t.name(),
+                               "' must be 1-D, has shape ",
+                               ShapeToString(t.shape()));
+  }
+  const int32_t *data = t.data<int32_t>();
+  values->assign(data, data + t.size());
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// Maps `axis` in [-rank, rank) to [0, rank); `what` names it in errors.
+inline MaceStatus NormalizeAxis(const OpContext &context, const char *what,
+                                int64_t axis, int rank, int *normalized) {
+  if (axis < -rank || axis >= rank) {
+    return context.InvalidArgs(what, " ", axis, " is out of range for rank ",
+                               rank, " (expected -", rank, " to ", rank - 1,
+                               ")");
+  }
+  *normalized = static_cast<int>(axis < 0 ? axis + rank : axis);
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// Sets output 0's dtype and shape, refusing shapes whose element count does
+// not fit int64 (huge paddings or sizes from a model file).
+inline MaceStatus SetOutput(OpContext *context, DataType dtype,
+                            const Shape &shape) {
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return context->InvalidArgs("computed output shape ",
+                                  ShapeToString(shape), " has a negative dim");
+    }
+  }
+  if (ShapeElementCount(shape) < 0) {
+    return context->InvalidArgs("computed output shape ", ShapeToString(shape),
+                                " is too large");
+  }
+  Tensor *output = context->output(0);
+  output->set_dtype(dtype);
+  output->set_shape(shape);
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// Row-major element strides of a shape.
+inline std::vector<int64_t> RowMajorStrides(const Shape &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * shape[i + 1];
+  }
+  return strides;
+}
+
+// A strided view of an input: output element (i0, ..., ik) is input
+// element base + sum_j i_j * steps[j]. Steps are in elements and may be
+// negative (reversal) or any permutation of the input strides (transpose).
+struct StridedView {
+  Shape dims;
+  std::vector<int64_t> steps;
+  int64_t base = 0;
+};
+
+// Copies the view into the dense row-major output. Rows (all dims but the
+// last) are split across threads; each row finds its input offset once, so
+// the inner loop is a plain strided copy.
+template <typename T>
+void StridedCopy(const StridedView &view, const T *in, T *out,
+                 ThreadPool *pool) {
+  const int rank = static_cast<int>(view.dims.size());
+  if (rank == 0) {
+    out[0] = in[view.base];
+    return;
+  }
+  const int64_t inner = view.dims[rank - 1];
+  const int64_t inner_step = view.steps[rank - 1];
+  int64_t rows = 1;
+  for (int k = 0; k + 1 < rank; ++k) rows *= view.dims[k];
+  if (inner == 0 || rows == 0) return;
+  const StridedView *v = &view;
+  pool->ParallelFor(
+      0, rows, std::max<int64_t>(1, 4096 / inner),
+      [v, in, out, rank, inner, inner_step](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+          int64_t offset = v->base;
+          int64_t rest = row;
+          for (int k = rank - 2; k >= 0; --k) {
+            offset += (rest % v->dims[k]) * v->steps[k];
+            rest /= v->dims[k];
+          }
+          const T *src = in + offset;
+          T *dst = out + row * inner;
+          if (inner_step == 1) {
+            std::memcpy(dst, src, inner * sizeof(T));
+          } else {
+            for (int64_t j = 0; j < inner; ++j) dst[j] = src[j * inner_step];
+          }
+        }
+      });
+}
+
+// StridedCopy from input 0 to output 0 of `context`, by their dtype (float
+// or int32; both are moved bit for bit).
+inline void StridedCopyOp(const StridedView &view, OpContext *context) {
+  const Tensor &input = context->input(0);
+  Tensor *output = context->output(0);
+  if (input.dtype() == DT_INT32) {
+    StridedCopy(view, input.data<int32_t>(), output->mutable_data<int32_t>(),
+                context->thread_pool());
+  } else {
+    StridedCopy(view, input.data<float>(), output->mutable_data<float>(),
+                context->thread_pool());
+  }
+}
+
+}  // namespace mace
+
+#endif  // MACE_OPS_COMMON_MOVE_UTIL_H_

@@ -1,0 +1,137 @@
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/common/op_tester.h"
+#include "tests/common/reference.h"
+
+namespace mace {
+namespace test {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// out[i_0, ..., i_k] = x[j] where j has coordinate i_a on input axis
+// perm[a]: walk the output in order and build each input offset.
+template <typename T>
+std::vector<double> TransposeReference(const std::vector<T> &x,
+                                       const Dims &shape, const Dims &perm,
+                                       Dims *out_shape) {
+  const size_t rank = shape.size();
+  out_shape->clear();
+  for (int64_t p : perm) out_shape->push_back(shape[p]);
+  std::vector<double> out;
+  std::vector<int64_t> pos(rank, 0), in_pos(rank, 0);
+  for (int64_t n = 0; n < Product(shape); ++n) {
+    for (size_t a = 0; a < rank; ++a) in_pos[perm[a]] = pos[a];
+    int64_t offset = 0;
+    for (size_t k = 0; k < rank; ++k) offset = offset * shape[k] + in_pos[k];
+    out.push_back(static_cast<double>(x[offset]));
+    for (int a = static_cast<int>(rank) - 1; a >= 0; --a) {
+      if (++pos[a] < (*out_shape)[a]) break;
+      pos[a] = 0;
+    }
+  }
+  return out;
+}
+
+class TransposeTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(TransposeTest, Rank5PermutationsMatchReference) {
+  const Dims shape = {2, 3, 1, 5, 7};
+  const std::vector<float> x = RandomFloats(Product(shape), -1, 1, 41);
+  const std::vector<Dims> perms = {{4, 2, 0, 3, 1},
+                                   {0, 1, 2, 4, 3},
+                                   {1, 0, 3, 2, 4},
+                                   {3, 4, 1, 0, 2},
+                                   {0, 1, 2, 3, 4}};
+  for (const Dims &perm : perms) {
+    OpTester tester("Transpose");
+    tester.Input("x", shape, x)
+        .Output("y")
+        .ArgInts("dims", perm)
+        .Threads(GetParam());
+    ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+    Dims expected_shape;
+    const std::vector<double> expected =
+        TransposeReference(x, shape, perm, &expected_shape);
+    EXPECT_EQ(tester.output(0).shape, expected_shape);
+    EXPECT_TRUE(AllClose(tester.output(0).floats, expected, 0, 0));
+  }
+}
+
+TEST_P(TransposeTest, NhwcToNchwMatchesExplicitIndices) {
+  const int64_t n = 2, h = 5, w = 7, c = 17;
+  const std::vector<float> x = RandomFloats(n * h * w * c, -1, 1, 42);
+  OpTester tester("Transpose");
+  tester.Input("x", {n, h, w, c}, x)
+      .Output("y")
+      .ArgInts("dims", {0, 3, 1, 2})
+      .Threads(GetParam());
+  ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+  std::vector<double> expected;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t xx = 0; xx < w; ++xx)
+          expected.push_back(x[((b * h + y) * w + xx) * c + ch]);
+  EXPECT_EQ(tester.output(0).shape, (Dims{n, c, h, w}));
+  EXPECT_TRUE(AllClose(tester.output(0).floats, expected, 0, 0));
+}
+
+TEST_P(TransposeTest, EmptyDimsReverseInt32) {
+  const Dims shape = {3, 4, 5};
+  std::vector<int32_t> x(Product(shape));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i) * 3 - 7;
+  OpTester tester("Transpose");
+  tester.InputInt("x", shape, x).OutputInt("y").Threads(GetParam());
+  ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+  Dims expected_shape;
+  const std::vector<double> expected =
+      TransposeReference(x, shape, {2, 1, 0}, &expected_shape);
+  EXPECT_EQ(tester.output(0).shape, expected_shape);
+  const std::vector<int32_t> &y = tester.output(0).ints;
+  EXPECT_EQ(std::vector<double>(y.begin(), y.end()), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, TransposeTest, ::testing::Values(1, 2));
+
+MaceStatus RunPerm(const std::string &name, const Dims &perm) {
+  OpTester tester("Transpose", name);
+  tester.Input("x", {2, 3, 4}, RandomFloats(24))
+      .Output("y")
+      .ArgInts("dims", perm);
+  return tester.Run();
+}
+
+void ExpectBadPermutation(const MaceStatus &status, const std::string &name) {
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find(name), std::string::npos);
+  EXPECT_NE(status.information().find("'dims'"), std::string::npos)
+      << status.information();
+}
+
+TEST(TransposeErrorTest, RepeatedAxisIsRejected) {
+  ExpectBadPermutation(RunPerm("t0", {0, 1, 1}), "t0");
+}
+
+TEST(TransposeErrorTest, AxisOutOfRangeIsRejected) {
+  ExpectBadPermutation(RunPerm("t1", {0, 3, 1}), "t1");
+}
+
+TEST(TransposeErrorTest, WrongLengthIsRejected) {
+  ExpectBadPermutation(RunPerm("t2", {1, 0}), "t2");
+}
+
+TEST(TransposeErrorTest, DimsOfWrongKindIsRejected) {
+  OpTester tester("Transpose", "t3");
+  tester.Input("x", {2, 3}, RandomFloats(6)).Output("y").Arg("dims", 1);
+  const MaceStatus status = tester.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("'dims'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace mace
