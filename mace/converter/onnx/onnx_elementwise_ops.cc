@@ -1,0 +1,9 @@
+#include "mace/converter/onnx/onnx_lowering.h"
+
+namespace mace {
+namespace converter {
+
+void RegisterOnnxElementwiseOps(OnnxLoweringTable *table) {}
+
+}  // namespace converter
+}  // namespace mace

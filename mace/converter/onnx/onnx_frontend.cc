@@ -1,0 +1,238 @@
+#include "mace/converter/onnx/onnx_frontend.h"
+
+#include <set>
+
+#include "mace/converter/onnx/onnx.pb.h"
+#include "mace/converter/onnx/onnx_lowering.h"
+#include "mace/converter/onnx/onnx_tensor.h"
+#include "mace/core/status.h"
+#include "mace/model/model_loader.h"
+
+namespace mace {
+namespace converter {
+namespace {
+
+std::string DirectoryOf(const std::string &path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string(".")
+                                    : path.substr(0, slash);
+}
+
+MaceStatus ReadModel(const std::string &path, onnx::ModelProto *model) {
+  std::string bytes;
+  MACE_RETURN_IF_ERROR(ReadFileToString(path, &bytes));
+  if (!model->ParseFromString(bytes)) {
+    return InvalidArgs("'", path,
+                       "' is not a valid ONNX model (truncated or corrupted "
+                       "protobuf)");
+  }
+  if (!model->has_graph() || model->graph().node_size() == 0) {
+    return InvalidArgs("'", path, "' has no graph or an empty graph");
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+int DefaultOpset(const onnx::ModelProto &model) {
+  for (const auto &opset : model.opset_import()) {
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") {
+      return static_cast<int>(opset.version());
+    }
+  }
+  return -1;
+}
+
+MaceStatus AddInitializers(const onnx::GraphProto &graph,
+                           const std::string &dir, GraphBuilder *builder) {
+  for (const onnx::TensorProto &proto : graph.initializer()) {
+    DecodedTensor tensor;
+    MACE_RETURN_IF_ERROR(DecodeOnnxTensor(proto, dir, &tensor));
+    if (builder->Has(proto.name())) {
+      return InvalidArgs("initializer '", proto.name(), "' is defined twice");
+    }
+    if (tensor.is_int) {
+      builder->AddConstantInt(proto.name(), tensor.shape, tensor.ints);
+    } else {
+      builder->AddConstant(proto.name(), tensor.shape, tensor.floats);
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus InputShape(const onnx::ValueInfoProto &input,
+                      const OnnxConvertOptions &options, Shape *shape) {
+  auto given = options.input_shapes.find(input.name());
+  if (given != options.input_shapes.end()) {
+    *shape = given->second;
+    return MaceStatus::MACE_SUCCESS;
+  }
+  shape->clear();
+  const auto &dims = input.type().tensor_type().shape().dim();
+  for (int i = 0; i < dims.size(); ++i) {
+    if (!dims[i].has_dim_value() || dims[i].dim_value() < 0) {
+      const std::string param = dims[i].dim_param();
+      return InvalidArgs("input '", input.name(), "' has a dynamic dimension ",
+                         param.empty() ? "" : "'" + param + "' ", "(dim ", i,
+                         "); give its shape with --input-shape ",
+                         input.name(), ":d0,d1,...");
+    }
+    shape->push_back(dims[i].dim_value());
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus AddInputs(const onnx::GraphProto &graph,
+                     const OnnxConvertOptions &options,
+                     OnnxContext *context) {
+  GraphBuilder *builder = context->graph();
+  std::set<std::string> known;
+  for (const auto &entry : options.input_shapes) known.insert(entry.first);
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    known.erase(input.name());
+    if (builder->Has(input.name())) continue;  // an initializer
+    Shape shape;
+    MACE_RETURN_IF_ERROR(InputShape(input, options, &shape));
+    bool is_int = false;
+    MACE_RETURN_IF_ERROR(OnnxElemTypeIsInt(
+        input.type().tensor_type().elem_type(), "input '" + input.name() + "'",
+        &is_int));
+    const DataType dtype = is_int ? DT_INT32 : DT_FLOAT;
+    if (shape.size() == 4 && options.inputs_nhwc) {
+      const Shape nhwc{shape[0], shape[2], shape[3], shape[1]};
+      MACE_RETURN_IF_ERROR(builder->AddInput(input.name(), dtype, nhwc, 1));
+      const std::string nchw = context->Temp(input.name() + "__nchw");
+      MACE_RETURN_IF_ERROR(context->Emit("Transpose", nchw, {input.name()},
+                                         {nchw},
+                                         {OpArg::Ints("dims", {0, 3, 1, 2})}));
+      context->Rename(input.name(), nchw);
+    } else {
+      MACE_RETURN_IF_ERROR(builder->AddInput(input.name(), dtype, shape,
+                                             shape.size() == 4 ? 2 : 0));
+    }
+  }
+  if (!known.empty()) {
+    return InvalidArgs("--input-shape names '", *known.begin(),
+                       "', which is not an input of the model");
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+std::string GapReport(const std::vector<ConversionGap> &gaps) {
+  std::string report = StrCat(gaps.size(), " unsupported item",
+                              gaps.size() == 1 ? "" : "s", ":");
+  for (const ConversionGap &gap : gaps) {
+    report += "\n  " + gap.op_type + " '" + gap.node + "': " + gap.reason;
+  }
+  return report;
+}
+
+// Lowers every node, poisoning the outputs of nodes that fail so their
+// consumers are skipped rather than reported twice.
+void LowerNodes(const onnx::GraphProto &graph, OnnxContext *context,
+                std::vector<ConversionGap> *gaps) {
+  const OnnxLoweringTable &table = OnnxLowerings();
+  std::set<std::string> poisoned;
+  for (const onnx::NodeProto &proto : graph.node()) {
+    OnnxNode node(proto, context);
+    bool skip = false;
+    for (const std::string &input : proto.input()) {
+      skip = skip || poisoned.count(input) > 0;
+    }
+    auto poison = [&]() {
+      poisoned.insert(proto.output().begin(), proto.output().end());
+    };
+    if (!proto.domain().empty() && proto.domain() != "ai.onnx") {
+      gaps->push_back({proto.op_type(), node.name(),
+                       "domain '" + proto.domain() + "' is not supported"});
+      poison();
+      continue;
+    }
+    auto lowering = table.find(proto.op_type());
+    if (lowering == table.end()) {
+      gaps->push_back({proto.op_type(), node.name(), "op is not supported"});
+      poison();
+      continue;
+    }
+    if (skip) {
+      poison();
+      continue;
+    }
+    const MaceStatus status = lowering->second(node, context);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      gaps->push_back({proto.op_type(), node.name(), status.information()});
+      poison();
+      continue;
+    }
+    for (int i = 0; i < proto.output_size(); ++i) {
+      if (!proto.output(i).empty() && !context->graph()->Has(node.Output(i))) {
+        poisoned.insert(proto.output(i));
+      }
+    }
+  }
+}
+
+MaceStatus AddOutputs(const onnx::GraphProto &graph,
+                      const OnnxConvertOptions &options,
+                      OnnxContext *context) {
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    const std::string internal = context->Resolve(output.name());
+    if (!context->graph()->Has(internal)) {
+      return InvalidArgs("output '", output.name(),
+                         "' is not produced (its producer is missing or "
+                         "does not produce that optional output)");
+    }
+    const int rank = context->RankOf(internal);
+    if (internal == output.name()) {
+      MACE_RETURN_IF_ERROR(
+          context->graph()->AddOutput(output.name(), rank == 4 ? 2 : 0));
+      continue;
+    }
+    // The producer wrote a renamed tensor: give the value its ONNX name,
+    // in NHWC when asked for 4-D outputs.
+    if (rank == 4 && options.outputs_nhwc) {
+      MACE_RETURN_IF_ERROR(
+          context->Emit("Transpose", output.name(), {internal},
+                        {output.name()}, {OpArg::Ints("dims", {0, 2, 3, 1})}));
+      MACE_RETURN_IF_ERROR(context->graph()->AddOutput(output.name(), 1));
+    } else {
+      MACE_RETURN_IF_ERROR(context->Emit("Identity", output.name(), {internal},
+                                         {output.name()}));
+      MACE_RETURN_IF_ERROR(
+          context->graph()->AddOutput(output.name(), rank == 4 ? 2 : 0));
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace
+
+MaceStatus ConvertOnnxModel(const std::string &model_path,
+                            const OnnxConvertOptions &options,
+                            GraphBuilder *graph,
+                            std::vector<ConversionGap> *gaps) {
+  gaps->clear();
+  onnx::ModelProto model;
+  MACE_RETURN_IF_ERROR(ReadModel(model_path, &model));
+  const int opset = DefaultOpset(model);
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset) {
+    gaps->push_back({"opset", model_path,
+                     StrCat("opset ", opset, " is outside the supported ",
+                            kMinOnnxOpset, " to ", kMaxOnnxOpset)});
+  }
+  const onnx::GraphProto &onnx_graph = model.graph();
+  OnnxContext context(graph, opset, DirectoryOf(model_path));
+  MACE_RETURN_IF_ERROR(WithContext(
+      AddInitializers(onnx_graph, context.model_dir(), graph),
+      "'" + model_path + "'"));
+  MACE_RETURN_IF_ERROR(AddInputs(onnx_graph, options, &context));
+  if (options.outputs_nhwc) {
+    for (const onnx::ValueInfoProto &output : onnx_graph.output()) {
+      context.Rename(output.name(), context.Temp(output.name() + "__nchw"));
+    }
+  }
+  LowerNodes(onnx_graph, &context, gaps);
+  if (!gaps->empty()) return Unsupported(GapReport(*gaps));
+  return AddOutputs(onnx_graph, options, &context);
+}
+
+}  // namespace converter
+}  // namespace mace

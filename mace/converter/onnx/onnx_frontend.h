@@ -1,0 +1,48 @@
+// ONNX → MACE op graph. Reads a ModelProto (opsets 7 to 21, external data
+// beside the model), checks every node, and lowers the supported ones into a
+// GraphBuilder. Gaps (unknown ops, unsupported attribute values, opsets,
+// domains) are all collected before failing, so one run reports them all.
+
+#ifndef MACE_CONVERTER_ONNX_ONNX_FRONTEND_H_
+#define MACE_CONVERTER_ONNX_ONNX_FRONTEND_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mace/converter/ir/graph_builder.h"
+#include "mace/core/tensor.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace converter {
+
+struct OnnxConvertOptions {
+  // Fixed shapes for inputs (required for dynamic dimensions).
+  std::map<std::string, Shape> input_shapes;
+  // 4-D inputs / outputs in NHWC instead of ONNX's own NCHW.
+  bool inputs_nhwc = false;
+  bool outputs_nhwc = false;
+};
+
+// One thing the converter cannot do, for the --check report.
+struct ConversionGap {
+  std::string op_type;
+  std::string node;
+  std::string reason;
+};
+
+// Converts `model_path`. When anything is unsupported, returns
+// MACE_UNSUPPORTED with every gap in the message and in `gaps`.
+MaceStatus ConvertOnnxModel(const std::string &model_path,
+                            const OnnxConvertOptions &options,
+                            GraphBuilder *graph,
+                            std::vector<ConversionGap> *gaps);
+
+constexpr int kMinOnnxOpset = 7;
+constexpr int kMaxOnnxOpset = 21;
+
+}  // namespace converter
+}  // namespace mace
+
+#endif  // MACE_CONVERTER_ONNX_ONNX_FRONTEND_H_

@@ -1,0 +1,40 @@
+#include "mace/converter/passes/passes.h"
+#include "mace/core/status.h"
+
+#include "mace/core/logging.h"
+
+namespace mace {
+namespace converter {
+
+const std::vector<NamedPass> &DefaultPasses() {
+  static const std::vector<NamedPass> kPasses = {
+      {"sink_transposes", SinkTransposes},
+      {"cancel_transposes", CancelTransposes},
+      {"transpose_to_reshape", TransposeToReshape},
+      {"simplify_reshapes", SimplifyReshapes},
+  };
+  return kPasses;
+}
+
+MaceStatus RunDefaultPasses(GraphBuilder *graph) {
+  // Passes enable each other (a sunk transpose cancels, a cancelled pair
+  // exposes a reshape chain); a few rounds reach the fixed point.
+  constexpr int kMaxRounds = 8;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const size_t ops_before = graph->ops().size();
+    for (const NamedPass &pass : DefaultPasses()) {
+      const MaceStatus status = pass.run(graph);
+      if (status != MaceStatus::MACE_SUCCESS) {
+        return MaceStatus(status.code(), std::string("pass ") + pass.name +
+                                             ": " + status.information());
+      }
+      VLOG(2) << "pass " << pass.name << ": " << graph->ops().size()
+              << " ops";
+    }
+    if (graph->ops().size() == ops_before && round > 0) break;
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace converter
+}  // namespace mace

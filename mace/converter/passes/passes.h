@@ -1,0 +1,45 @@
+// Graph passes over the converter IR. Each is small, named, idempotent and
+// keeps the graph's values: it returns an error only for internal
+// inconsistencies. The default pipeline is a list in pass_pipeline.cc.
+
+#ifndef MACE_CONVERTER_PASSES_PASSES_H_
+#define MACE_CONVERTER_PASSES_PASSES_H_
+
+#include <string>
+#include <vector>
+
+#include "mace/converter/ir/graph_builder.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace converter {
+
+using GraphPass = MaceStatus (*)(GraphBuilder *graph);
+
+struct NamedPass {
+  const char *name;
+  GraphPass run;
+};
+
+// Transpose(p2) of Transpose(p1): one transpose, or none when p1∘p2 is
+// the identity.
+MaceStatus CancelTransposes(GraphBuilder *graph);
+// Moves transposes below elementwise ops and concats (so that they meet
+// their inverse and cancel).
+MaceStatus SinkTransposes(GraphBuilder *graph);
+// A transpose that only moves dims of size 1 is a reshape (free: an alias).
+MaceStatus TransposeToReshape(GraphBuilder *graph);
+// Reshape of a reshape is one reshape; a reshape to the same shape and
+// Identity ops disappear.
+MaceStatus SimplifyReshapes(GraphBuilder *graph);
+
+// The passes `mace convert` runs, in order.
+const std::vector<NamedPass> &DefaultPasses();
+// Runs the default passes until none changes the graph (at most a few
+// rounds), stopping at the first error.
+MaceStatus RunDefaultPasses(GraphBuilder *graph);
+
+}  // namespace converter
+}  // namespace mace
+
+#endif  // MACE_CONVERTER_PASSES_PASSES_H_

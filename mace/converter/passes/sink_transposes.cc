@@ -1,0 +1,137 @@
+// Moves a Transpose below the elementwise op or concat that consumes it:
+//   T(x) → U → y   becomes   U(x) → T → y
+// The frontends wrap every NHWC op in transposes; sinking lets each
+// trailing transpose meet the next op's leading one, where
+// CancelTransposes removes both.
+
+#include <algorithm>
+
+#include "mace/converter/passes/graph_utils.h"
+#include "mace/converter/passes/passes.h"
+#include "mace/core/status.h"
+
+namespace mace {
+namespace converter {
+namespace {
+
+bool IsElementwise(const OperatorDef &op) {
+  if (op.type() == "Cast") return true;
+  if (op.type() == "Activation") {
+    return StringArg(op, "activation", "NOOP") != "PRELU" &&
+           op.input_size() == 1;
+  }
+  return op.type() == "Eltwise";
+}
+
+// The transpose op feeding `tensor` when it feeds nothing else.
+int SoleTranspose(const std::vector<OperatorDef> &ops,
+                  const std::map<std::string, std::vector<size_t>> &consumers,
+                  const GraphBuilder &graph, const std::string &tensor) {
+  const int producer = ProducerOf(ops, tensor);
+  if (producer < 0 || ops[producer].type() != "Transpose") return -1;
+  auto it = consumers.find(tensor);
+  if (it == consumers.end() || it->second.size() != 1) return -1;
+  if (graph.IsGraphOutput(tensor)) return -1;
+  return producer;
+}
+
+// A constant broadcast against a tensor transposed by `perm`: the same
+// values laid out for the untransposed tensor (inverse permutation).
+MaceStatus UntransposeConstant(GraphBuilder *graph, const std::string &name,
+                               const std::vector<int64_t> &perm,
+                               std::string *result) {
+  const Tensor *constant = graph->Find(name);
+  const size_t rank = perm.size();
+  if (constant->rank() > static_cast<int>(rank)) {
+    return Unsupported("constant '", name, "' has a higher rank than ",
+                       "the tensor it is combined with");
+  }
+  if (constant->size() == 1) {
+    *result = name;  // a scalar broadcasts the same way in any layout
+    return MaceStatus::MACE_SUCCESS;
+  }
+  Shape full(rank - constant->rank(), 1);
+  full.insert(full.end(), constant->shape().begin(), constant->shape().end());
+  const std::string reshaped = graph->UniqueName(name + "__full");
+  MACE_RETURN_IF_ERROR(graph->AddOp(
+      "Reshape", reshaped, {name}, {reshaped},
+      {OpArg::Ints("shape", std::vector<int64_t>(full.begin(), full.end()))}));
+  std::vector<int64_t> inverse(rank);
+  for (size_t d = 0; d < rank; ++d) inverse[perm[d]] = static_cast<int64_t>(d);
+  *result = graph->UniqueName(name + "__untransposed");
+  return graph->AddOp("Transpose", *result, {reshaped}, {*result},
+                      {OpArg::Ints("dims", inverse)});
+}
+
+// Tries to sink the transposes feeding ops[index]; true when it did.
+MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
+  *changed = false;
+  std::vector<OperatorDef> &ops = *graph->mutable_ops();
+  const OperatorDef &op = ops[index];
+  const bool concat = op.type() == "Concat";
+  if ((!IsElementwise(op) && !concat) || op.output_size() != 1) return
+      MaceStatus::MACE_SUCCESS;
+  const auto consumers = ConsumersOf(ops);
+  std::vector<int64_t> perm;
+  std::vector<int> transposes(op.input_size(), -1);
+  for (int i = 0; i < op.input_size(); ++i) {
+    if (graph->IsConstant(op.input(i)) && !concat) continue;
+    transposes[i] = SoleTranspose(ops, consumers, *graph, op.input(i));
+    if (transposes[i] < 0) return MaceStatus::MACE_SUCCESS;
+    const std::vector<int64_t> this_perm = IntsArg(ops[transposes[i]], "dims");
+    if (!perm.empty() && this_perm != perm) return MaceStatus::MACE_SUCCESS;
+    perm = this_perm;
+  }
+  if (perm.empty()) return MaceStatus::MACE_SUCCESS;
+  // Rewire op to the untransposed inputs.
+  std::vector<std::string> new_inputs;
+  for (int i = 0; i < op.input_size(); ++i) {
+    if (transposes[i] >= 0) {
+      new_inputs.push_back(ops[transposes[i]].input(0));
+    } else {
+      std::string untransposed;
+      MACE_RETURN_IF_ERROR(
+          UntransposeConstant(graph, op.input(i), perm, &untransposed));
+      new_inputs.push_back(untransposed);
+    }
+  }
+  OperatorDef moved = ops[index];
+  for (int i = 0; i < moved.input_size(); ++i) moved.set_input(i, new_inputs[i]);
+  if (concat) {
+    int64_t axis = IntArg(moved, "axis", 0);
+    if (axis < 0) axis += static_cast<int64_t>(perm.size());
+    for (Argument &arg : *moved.mutable_arg()) {
+      if (arg.name() == "axis") arg.set_i(perm[axis]);
+    }
+  }
+  const std::string final_output = moved.output(0);
+  const std::string staged = graph->UniqueName(final_output + "__untransposed");
+  moved.set_output(0, staged);
+  OperatorDef transpose = ops[transposes[0] >= 0 ? transposes[0] : index];
+  transpose.clear_input();
+  transpose.add_input(staged);
+  transpose.set_output(0, final_output);
+  transpose.set_name(graph->UniqueName(moved.name() + "__sunk_transpose"));
+  // Old transposes are now unused (Finish drops them); place the moved op
+  // and its transpose where the op was.
+  ops[index] = moved;
+  ops.insert(ops.begin() + index + 1, transpose);
+  MACE_RETURN_IF_ERROR(graph->Reinfer(index));
+  MACE_RETURN_IF_ERROR(graph->Reinfer(index + 1));
+  *changed = true;
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace
+
+MaceStatus SinkTransposes(GraphBuilder *graph) {
+  for (size_t i = 0; i < graph->ops().size(); ++i) {
+    bool changed = false;
+    MACE_RETURN_IF_ERROR(TrySink(graph, i, &changed));
+    if (changed) ++i;  // skip the transpose just placed after it
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace converter
+}  // namespace mace

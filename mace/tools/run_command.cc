@@ -1,0 +1,538 @@
+// `mace run`: runs a converted model on inputs read from .npy files or
+// filled with seeded random values, reports init / first-run / per-round
+// latency, writes every output as <name>.npy, and validates outputs
+// against reference .npy files (cosine, SQNR, pixel accuracy).
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <new>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "mace/core/status.h"
+#include "mace/core/thread_pool.h"
+#include "mace/model/model_loader.h"
+#include "mace/tools/command.h"
+#include "mace/tools/flags.h"
+#include "mace/tools/metrics.h"
+#include "mace/tools/npy.h"
+
+namespace mace {
+namespace tools {
+namespace {
+
+constexpr char kCommand[] = "run";
+
+struct RunOptions {
+  std::string model;
+  std::string data;
+  std::vector<std::string> inputs;
+  std::string input_range = "-1,1";
+  std::string output_dir;
+  int rounds = 1;
+  int threads = -1;
+  std::string affinity = "none";
+  std::vector<std::string> validate;
+  double threshold = 0.999;
+  int seed = 0;
+};
+
+// What the command works on once the flags are checked.
+struct RunPlan {
+  NetDef net;
+  double range_lo = -1.0;
+  double range_hi = 1.0;
+  CPUAffinityPolicy policy = AFFINITY_NONE;
+  std::map<std::string, std::string> input_files;  // input → .npy
+  std::map<std::string, NpyArray> references;      // output → reference
+  std::vector<std::string> reference_order;
+};
+
+struct Timings {
+  double init_ms = 0.0;
+  double first_ms = 0.0;
+  std::vector<double> rounds_ms;
+};
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void DeclareFlags(FlagSet *flags, RunOptions *o) {
+  flags->String("model", "FILE", "model graph (.pb), required", &o->model);
+  flags->Alias("model-file", "model");
+  flags->String("data", "FILE", "model weights (.data)", &o->data);
+  flags->Alias("model-data-file", "data");
+  flags->Repeated("input", "NAME=FILE",
+                  "feed input NAME from a .npy file (shape and layout as the "
+                  "model declares); other inputs get random values",
+                  &o->inputs);
+  flags->String("input-range", "LO,HI",
+                "range of random input values (default -1,1; int32 inputs "
+                "get integers in it)",
+                &o->input_range);
+  flags->String("output-dir", "DIR",
+                "write each output as DIR/<name>.npy ('/' and ':' in names "
+                "become '_')",
+                &o->output_dir);
+  flags->Int("round", "N", "timed runs after the first run (default 1)",
+             &o->rounds);
+  flags->Alias("rounds", "round");
+  flags->Int("num-threads", "T",
+             "CPU threads (default -1: every core the policy allows)",
+             &o->threads);
+  flags->String("cpu-affinity-policy", "P",
+                "none|big_only|little_only|high_performance|power_save or "
+                "0-4 (default none)",
+                &o->affinity);
+  flags->Repeated("validate-outputs", "NAME=FILE",
+                  "compare output NAME with a reference .npy", &o->validate);
+  flags->Double("validate-threshold", "X",
+                "pass iff cosine similarity > X (default 0.999)",
+                &o->threshold);
+  flags->Int("seed", "S", "seed of the random inputs (default 0)", &o->seed);
+}
+
+MaceStatus ParseRange(const std::string &text, double *lo, double *hi) {
+  const size_t comma = text.find(',');
+  char *end = nullptr;
+  bool ok = comma != std::string::npos;
+  if (ok) {
+    const std::string a = text.substr(0, comma), b = text.substr(comma + 1);
+    *lo = std::strtod(a.c_str(), &end);
+    ok = !a.empty() && *end == '\0';
+    *hi = std::strtod(b.c_str(), &end);
+    ok = ok && !b.empty() && *end == '\0' && std::isfinite(*lo) &&
+         std::isfinite(*hi);
+  }
+  if (!ok) {
+    return InvalidArgs("--input-range expects LO,HI (e.g. -1,1), got '", text,
+                       "'");
+  }
+  if (*lo > *hi) {
+    return InvalidArgs("--input-range: low ", *lo, " is above high ", *hi);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// Parses NAME=FILE pairs; names must be among `known`.
+MaceStatus ParseAssignments(const std::vector<std::string> &entries,
+                            const std::string &flag, const std::string &kind,
+                            const std::vector<std::string> &known,
+                            std::map<std::string, std::string> *pairs,
+                            std::vector<std::string> *order) {
+  for (const std::string &entry : entries) {
+    std::string name, path;
+    if (!SplitAssignment(entry, &name, &path)) {
+      return InvalidArgs(flag, " expects NAME=FILE, got '", entry, "'");
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return InvalidArgs(UnknownNameMessage(
+          flag + ": '" + name + "' is not an " + kind + " of the model", name,
+          known));
+    }
+    if (!pairs->emplace(name, path).second) {
+      return InvalidArgs(flag, ": ", kind, " '", name, "' given twice");
+    }
+    if (order != nullptr) order->push_back(name);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus PrepareRun(const RunOptions &o, RunPlan *plan) {
+  if (o.model.empty()) return InvalidArgs("--model is required");
+  if (o.rounds < 1) return InvalidArgs("--round must be at least 1");
+  MACE_RETURN_IF_ERROR(
+      ParseRange(o.input_range, &plan->range_lo, &plan->range_hi));
+  MACE_RETURN_IF_ERROR(ParseAffinityPolicy(o.affinity, &plan->policy));
+  MACE_RETURN_IF_ERROR(LoadModelGraph(o.model, &plan->net, nullptr));
+  if (o.data.empty() && plan->net.tensors_size() > 0) {
+    return InvalidArgs("--data is required: model '", o.model, "' has ",
+                       plan->net.tensors_size(), " weight tensors");
+  }
+  if (plan->net.output_info_size() == 0) {
+    return InvalidArgs("model file '", o.model, "' declares no outputs");
+  }
+  MACE_RETURN_IF_ERROR(ParseAssignments(o.inputs, "--input", "input",
+                                        InputNames(plan->net),
+                                        &plan->input_files, nullptr));
+  std::map<std::string, std::string> reference_files;
+  MACE_RETURN_IF_ERROR(ParseAssignments(
+      o.validate, "--validate-outputs", "output", OutputNames(plan->net),
+      &reference_files, &plan->reference_order));
+  for (const auto &entry : reference_files) {
+    MACE_RETURN_IF_ERROR(ReadNpy(entry.second, &plan->references[entry.first]));
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// Largest input mace run allocates, in elements.
+constexpr int64_t kMaxInputElements = int64_t{1} << 31;
+
+template <typename T>
+std::shared_ptr<void> NewBuffer(int64_t count, T **data) {
+  T *raw =
+      new (std::nothrow) T[static_cast<size_t>(std::max<int64_t>(count, 1))];
+  *data = raw;
+  if (raw == nullptr) return nullptr;
+  return std::shared_ptr<void>(raw, std::default_delete<T[]>());
+}
+
+// The bytes of one input from a .npy file, converted to the model's type.
+MaceStatus InputFromNpy(const InputOutputInfo &info, const std::string &path,
+                        const std::vector<int64_t> &shape, bool is_int,
+                        std::shared_ptr<void> *buffer) {
+  NpyArray array;
+  MACE_RETURN_IF_ERROR(ReadNpy(path, &array));
+  if (array.shape != shape) {
+    return InvalidArgs("input '", info.name(), "': '", path, "' has shape ",
+                       NpyShapeString(array.shape), ", the model expects ",
+                       NpyShapeString(shape), " (",
+                       DataFormatName(info.data_format()), ")");
+  }
+  const int64_t count = array.size();
+  const bool npy_int = array.type == NpyArray::Type::kInt32;
+  if (is_int) {
+    int32_t *data = nullptr;
+    *buffer = NewBuffer(count, &data);
+    if (data == nullptr) return MaceStatus::MACE_SUCCESS;
+    for (int64_t i = 0; i < count; ++i) {
+      if (npy_int) {
+        data[i] = array.ints[i];
+        continue;
+      }
+      const float v = array.floats[i];
+      if (!(std::nearbyint(v) == v && std::fabs(v) < 2147483648.0f)) {
+        return InvalidArgs("input '", info.name(), "' is int32 but '", path,
+                           "' (", array.source_dtype, ") holds ", v,
+                           " at element ", i);
+      }
+      data[i] = static_cast<int32_t>(v);
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+  float *data = nullptr;
+  *buffer = NewBuffer(count, &data);
+  if (data == nullptr) return MaceStatus::MACE_SUCCESS;
+  for (int64_t i = 0; i < count; ++i) {
+    data[i] = npy_int ? static_cast<float>(array.ints[i]) : array.floats[i];
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// Uniform values in [lo, hi) from the generator's raw output, so a seed
+// gives the same inputs with every standard library.
+std::shared_ptr<void> RandomInput(int64_t count, bool is_int, double lo,
+                                  double hi, std::mt19937 *gen,
+                                  MaceStatus *status) {
+  if (is_int) {
+    const int64_t low = static_cast<int64_t>(std::ceil(lo));
+    const int64_t high = static_cast<int64_t>(std::floor(hi));
+    if (low > high) {
+      *status = InvalidArgs("--input-range ", lo, ",", hi,
+                            " holds no integer for an int32 input");
+      return nullptr;
+    }
+    const uint64_t span = static_cast<uint64_t>(high - low) + 1;
+    int32_t *data = nullptr;
+    auto buffer = NewBuffer(count, &data);
+    if (data == nullptr) return nullptr;
+    for (int64_t i = 0; i < count; ++i) {
+      const uint64_t high_bits = (*gen)();
+      const uint64_t bits = (high_bits << 32) | (*gen)();
+      data[i] = static_cast<int32_t>(low + static_cast<int64_t>(bits % span));
+    }
+    return buffer;
+  }
+  float *data = nullptr;
+  auto buffer = NewBuffer(count, &data);
+  if (data == nullptr) return nullptr;
+  for (int64_t i = 0; i < count; ++i) {
+    const double unit = static_cast<double>((*gen)() >> 8) / 16777216.0;
+    data[i] = static_cast<float>(lo + (hi - lo) * unit);
+  }
+  return buffer;
+}
+
+MaceStatus BuildInputs(const RunPlan &plan, int seed,
+                       std::map<std::string, MaceTensor> *inputs) {
+  std::mt19937 gen(static_cast<uint32_t>(seed));
+  for (const InputOutputInfo &info : plan.net.input_info()) {
+    const std::vector<int64_t> shape(info.dims().begin(), info.dims().end());
+    int64_t count = 1;
+    for (int64_t d : shape) {
+      if (d < 0 || (d > 0 && count > kMaxInputElements / d)) {
+        return InvalidArgs("input '", info.name(), "' has shape ",
+                           DimsString(shape), ", which mace run cannot fill");
+      }
+      count *= d;
+    }
+    if (info.data_type() != DT_FLOAT && info.data_type() != DT_INT32) {
+      return Unsupported("input '", info.name(), "' has type ",
+                         ElementTypeName(info.data_type()),
+                         "; mace run feeds float32 and int32 inputs");
+    }
+    const bool is_int = info.data_type() == DT_INT32;
+    std::shared_ptr<void> buffer;
+    auto file = plan.input_files.find(info.name());
+    if (file != plan.input_files.end()) {
+      MACE_RETURN_IF_ERROR(
+          InputFromNpy(info, file->second, shape, is_int, &buffer));
+    } else {
+      MaceStatus status;
+      buffer = RandomInput(count, is_int, plan.range_lo, plan.range_hi, &gen,
+                           &status);
+      MACE_RETURN_IF_ERROR(status);
+    }
+    if (buffer == nullptr) {
+      return OutOfResources("input '", info.name(), "': cannot allocate ",
+                            count, " elements");
+    }
+    const DataFormat format = static_cast<DataFormat>(info.data_format());
+    inputs->emplace(info.name(), MaceTensor(shape, buffer, format,
+                                            is_int ? IDT_INT32 : IDT_FLOAT));
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus CreateEngine(const RunOptions &o, const RunPlan &plan,
+                        std::shared_ptr<MaceEngine> *engine, double *init_ms) {
+  MaceEngineConfig config(DeviceType::CPU);
+  MACE_RETURN_IF_ERROR(config.SetCPUThreadPolicy(o.threads, plan.policy));
+  const auto start = std::chrono::steady_clock::now();
+  MaceStatus status;
+  if (o.data.empty()) {
+    // A model without weights: the graph alone.
+    std::string graph;
+    status = ReadFileToString(o.model, &graph);
+    if (status == MaceStatus::MACE_SUCCESS) {
+      status = CreateMaceEngineFromProto(
+          reinterpret_cast<const unsigned char *>(graph.data()), graph.size(),
+          nullptr, 0, InputNames(plan.net), OutputNames(plan.net), config,
+          engine);
+    }
+  } else {
+    status = CreateMaceEngineFromProto(o.model, o.data, InputNames(plan.net),
+                                       OutputNames(plan.net), config, engine);
+  }
+  *init_ms = MillisSince(start);
+  return status;
+}
+
+MaceStatus TimeRuns(MaceEngine *engine, int rounds,
+                    const std::map<std::string, MaceTensor> &inputs,
+                    std::map<std::string, MaceTensor> *outputs,
+                    Timings *timings) {
+  auto start = std::chrono::steady_clock::now();
+  MACE_RETURN_IF_ERROR(WithContext(engine->Run(inputs, outputs), "run"));
+  timings->first_ms = MillisSince(start);
+  for (int r = 0; r < rounds; ++r) {
+    start = std::chrono::steady_clock::now();
+    MACE_RETURN_IF_ERROR(WithContext(engine->Run(inputs, outputs),
+                                     StrCat("run (round ", r + 1, ")")));
+    timings->rounds_ms.push_back(MillisSince(start));
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+void PrintLatency(const Timings &t, int threads) {
+  std::vector<double> sorted = t.rounds_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median =
+      n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  double sum = 0.0;
+  for (double v : sorted) sum += v;
+  const double avg = sum / static_cast<double>(n);
+  auto ms = [](double v) { return FormatFixed(v, 3); };
+  std::cout << "init        " << ms(t.init_ms) << " ms (engine creation, "
+            << "model load included)\n"
+            << "first run   " << ms(t.first_ms) << " ms\n"
+            << "rounds      " << n << ": min " << ms(sorted.front())
+            << " ms, median " << ms(median) << " ms, avg " << ms(avg)
+            << " ms, max " << ms(sorted.back()) << " ms\n";
+  std::cout << "latency_ms init=" << ms(t.init_ms)
+            << " first=" << ms(t.first_ms) << " min=" << ms(sorted.front())
+            << " median=" << ms(median) << " avg=" << ms(avg)
+            << " max=" << ms(sorted.back()) << " rounds=" << n
+            << " threads=" << threads << std::endl;
+}
+
+int64_t ElementCount(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return count;
+}
+
+NpyArray ToNpy(const MaceTensor &tensor) {
+  NpyArray array;
+  array.shape = tensor.shape();
+  const int64_t count = ElementCount(array.shape);
+  if (tensor.data_type() == IDT_INT32) {
+    array.type = NpyArray::Type::kInt32;
+    const int32_t *data = static_cast<const int32_t *>(tensor.raw_data().get());
+    array.ints.assign(data, data + count);
+  } else {
+    const float *data = static_cast<const float *>(tensor.raw_data().get());
+    array.floats.assign(data, data + count);
+  }
+  return array;
+}
+
+std::vector<double> ToDoubles(const NpyArray &array) {
+  return array.type == NpyArray::Type::kInt32
+             ? std::vector<double>(array.ints.begin(), array.ints.end())
+             : std::vector<double>(array.floats.begin(), array.floats.end());
+}
+
+MaceStatus WriteOutputs(const std::string &dir, const NetDef &net,
+                        const std::map<std::string, MaceTensor> &outputs) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return InvalidArgs("cannot create output directory '", dir,
+                       "': ", error.message());
+  }
+  for (const std::string &name : OutputNames(net)) {
+    const MaceTensor &tensor = outputs.at(name);
+    const std::string path =
+        (std::filesystem::path(dir) / (SanitizeFileName(name) + ".npy"))
+            .string();
+    MACE_RETURN_IF_ERROR(WriteNpy(path, ToNpy(tensor)));
+    std::cout << "output      " << name << " " << DimsString(tensor.shape())
+              << " -> " << path << "\n";
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+int OutputFormat(const NetDef &net, const std::string &name) {
+  for (const InputOutputInfo &info : net.output_info()) {
+    if (info.name() == name) return info.data_format();
+  }
+  return 0;
+}
+
+// Prints the metrics table; returns kExitCheckFailed when an output fails.
+int Validate(const RunPlan &plan, double threshold,
+             const std::map<std::string, MaceTensor> &outputs,
+             MaceStatus *status) {
+  std::vector<std::vector<std::string>> rows = {
+      {"output", "shape", "cosine", "sqnr", "sqnr_db", "pixel_acc", "result"}};
+  std::vector<std::string> failed;
+  for (const std::string &name : plan.reference_order) {
+    const NpyArray &reference = plan.references.at(name);
+    const NpyArray actual = ToNpy(outputs.at(name));
+    if (reference.size() != actual.size()) {
+      *status = InvalidArgs("--validate-outputs: reference for '", name,
+                            "' has shape ", NpyShapeString(reference.shape),
+                            " (", reference.size(), " values), the output is ",
+                            NpyShapeString(actual.shape), " (", actual.size(),
+                            " values)");
+      return kExitBadInput;
+    }
+    const Similarity s =
+        CompareOutputs(ToDoubles(reference), ToDoubles(actual), actual.shape,
+                       OutputFormat(plan.net, name) == 2);
+    const bool pass = PassesThreshold(s, threshold);
+    if (!pass) failed.push_back(name);
+    rows.push_back({name, DimsString(actual.shape), FormatFixed(s.cosine, 6),
+                    FormatFixed(s.sqnr, 3), FormatFixed(s.sqnr_db, 2),
+                    FormatFixed(s.pixel_accuracy, 4), pass ? "PASS" : "FAIL"});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto &row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  std::cout << "validation (pass iff cosine > " << threshold << ")\n";
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      const bool left = c < 2 || c + 1 == row.size();
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      line += "  " + (left ? row[c] + pad : pad + row[c]);
+    }
+    std::cout << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
+  }
+  std::cout.flush();
+  if (failed.empty()) return kExitOk;
+  std::string names;
+  for (const std::string &name : failed)
+    names += (names.empty() ? "" : ", ") + name;
+  std::cerr << "mace run: validation failed: cosine <= " << threshold << " for "
+            << names << std::endl;
+  return kExitCheckFailed;
+}
+
+}  // namespace
+
+int RunCommand(int argc, char **argv, int first) {
+  RunOptions options;
+  FlagSet flags(
+      "mace run --model M.pb --data M.data [--input NAME=FILE ...] "
+      "[options]",
+      "Runs a converted model on the CPU: inputs from .npy files or random\n"
+      "values, latency of init, the first run and --round timed runs, outputs\n"
+      "as .npy, and validation against reference outputs. Exit status: 0 ok,\n"
+      "1 validation failed, 2 bad input.");
+  DeclareFlags(&flags, &options);
+  bool help = false;
+  MaceStatus status = flags.Parse(argc, argv, first, &help);
+  if (status != MaceStatus::MACE_SUCCESS) {
+    return ReportError(kCommand, status.information());
+  }
+  if (help) {
+    std::cout << flags.Help();
+    return kExitOk;
+  }
+  RunPlan plan;
+  status = PrepareRun(options, &plan);
+  if (status != MaceStatus::MACE_SUCCESS) {
+    return ReportError(kCommand, status.information());
+  }
+  // The engine first: it checks the model (shapes included) before any
+  // input is built for it.
+  std::shared_ptr<MaceEngine> engine;
+  Timings timings;
+  std::map<std::string, MaceTensor> inputs, outputs;
+  status = CreateEngine(options, plan, &engine, &timings.init_ms);
+  if (status == MaceStatus::MACE_SUCCESS) {
+    status = BuildInputs(plan, options.seed, &inputs);
+  }
+  if (status == MaceStatus::MACE_SUCCESS) {
+    status = TimeRuns(engine.get(), options.rounds, inputs, &outputs, &timings);
+  }
+  if (status != MaceStatus::MACE_SUCCESS) {
+    return ReportError(kCommand, status.information());
+  }
+  const int threads = ThreadPool(options.threads, plan.policy).num_threads();
+  std::cout << "model       " << options.model << " (" << plan.net.op_size()
+            << " ops), threads " << threads << ", affinity "
+            << AffinityPolicyName(plan.policy) << "\n";
+  PrintLatency(timings, threads);
+  if (!options.output_dir.empty()) {
+    status = WriteOutputs(options.output_dir, plan.net, outputs);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      return ReportError(kCommand, status.information());
+    }
+  }
+  if (plan.references.empty()) return kExitOk;
+  const int result = Validate(plan, options.threshold, outputs, &status);
+  if (status != MaceStatus::MACE_SUCCESS) {
+    return ReportError(kCommand, status.information());
+  }
+  return result;
+}
+
+}  // namespace tools
+}  // namespace mace
