@@ -14,10 +14,11 @@ bash scripts/build.sh build
 ctest --test-dir build -j2 --output-on-failure --timeout 600
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
-sanitized_tests=(fuzz_model_corruption_test unit_model_loader_test
-                 unit_engine_api_test)
+sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test
+                 unit_model_loader_test unit_engine_api_test
+                 converter_onnx_frontend_test)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DMACE_SANITIZE=ON -DMACE_BUILD_TOOLS=OFF >/dev/null
+  -DMACE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"${MACE_BUILD_JOBS:-2}" \
   --target "${sanitized_tests[@]}"
 export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:abort_on_error=1"

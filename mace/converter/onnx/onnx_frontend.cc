@@ -156,6 +156,20 @@ void LowerNodes(const onnx::GraphProto &graph, OnnxContext *context,
       poison();
       continue;
     }
+    std::string undefined;
+    for (int i = 0; i < proto.input_size(); ++i) {
+      if (node.HasInput(i) && !context->graph()->Has(node.Input(i))) {
+        undefined = proto.input(i);
+      }
+    }
+    if (!undefined.empty()) {
+      gaps->push_back({proto.op_type(), node.name(),
+                       "input '" + undefined +
+                           "' is not produced by any node, initializer or "
+                           "graph input"});
+      poison();
+      continue;
+    }
     const MaceStatus status = lowering->second(node, context);
     if (status != MaceStatus::MACE_SUCCESS) {
       gaps->push_back({proto.op_type(), node.name(), status.information()});

@@ -51,6 +51,17 @@ const onnx::AttributeProto *OnnxNode::Find(const std::string &name) const {
   return nullptr;
 }
 
+MaceStatus OnnxNode::ExpectInputs(int min, int max) const {
+  if (num_inputs() < min || num_inputs() > max) {
+    return InvalidArgs("expects ", min, " to ", max, " inputs, has ",
+                       num_inputs());
+  }
+  for (int i = 0; i < min; ++i) {
+    if (!HasInput(i)) return InvalidArgs("input ", i, " is required");
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
 bool OnnxNode::HasAttr(const std::string &name) const {
   return Find(name) != nullptr;
 }

@@ -42,6 +42,10 @@ class OnnxNode {
   std::string Input(int i) const;
   std::string Output(int i) const;
 
+  // Errors naming the node unless it has min..max inputs with the first
+  // `min` present (not "").
+  MaceStatus ExpectInputs(int min, int max) const;
+
   bool HasAttr(const std::string &name) const;
   MaceStatus Int(const std::string &name, int64_t default_value,
                  int64_t *value) const;
@@ -96,8 +100,12 @@ class OnnxContext {
   const Tensor *Find(const std::string &name) const {
     return graph_->Find(name);
   }
+  // The shape of a defined tensor; an empty shape for a name that is not
+  // (an absent optional input), so a lowering never dereferences null.
   const Shape &ShapeOf(const std::string &name) const {
-    return graph_->Find(name)->shape();
+    static const Shape kNoShape;
+    const Tensor *tensor = graph_->Find(name);
+    return tensor != nullptr ? tensor->shape() : kNoShape;
   }
   int RankOf(const std::string &name) const {
     return static_cast<int>(ShapeOf(name).size());
