@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs every test:
 #   1. the Release build's CTest suite (unit, op, model, fuzz, tool tests);
-#   2. the model-corruption fuzz test and the loader/API tests again in an
+#   2. the ONNX backend node tests through mace convert + mace run;
+#   3. the model-corruption fuzz test and the loader/API tests again in an
 #      AddressSanitizer + UndefinedBehaviorSanitizer build.
 # Idempotent; fast when everything is built (ninja + ccache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install_deps.sh
+bash scripts/install_python_deps.sh
 
 echo "== Release build and tests"
 bash scripts/build.sh build
 ctest --test-dir build -j2 --output-on-failure --timeout 600
+
+echo "== ONNX backend node tests (conformance)"
+bash scripts/onnx_conformance.sh build/bin/mace
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test

@@ -394,6 +394,32 @@ std::vector<double> ToDoubles(const NpyArray &array) {
              : std::vector<double>(array.floats.begin(), array.floats.end());
 }
 
+// One line per output: shape, range, mean, argmax and the first values,
+// so a run shows what the model computed without opening the .npy files.
+void PrintOutputSummary(const NetDef &net,
+                        const std::map<std::string, MaceTensor> &outputs) {
+  for (const std::string &name : OutputNames(net)) {
+    const std::vector<double> values = ToDoubles(ToNpy(outputs.at(name)));
+    std::cout << "output      " << name << " "
+              << DimsString(outputs.at(name).shape());
+    if (values.empty()) {
+      std::cout << " (empty)\n";
+      continue;
+    }
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values) sum += v;
+    std::cout << " min " << FormatFixed(*low, 6) << " max "
+              << FormatFixed(*high, 6) << " mean "
+              << FormatFixed(sum / values.size(), 6) << " argmax "
+              << (high - values.begin()) << " first [";
+    for (size_t i = 0; i < std::min<size_t>(values.size(), 5); ++i) {
+      std::cout << (i ? ", " : "") << FormatFixed(values[i], 6);
+    }
+    std::cout << (values.size() > 5 ? ", ...]" : "]") << "\n";
+  }
+}
+
 MaceStatus WriteOutputs(const std::string &dir, const NetDef &net,
                         const std::map<std::string, MaceTensor> &outputs) {
   std::error_code error;
@@ -408,8 +434,7 @@ MaceStatus WriteOutputs(const std::string &dir, const NetDef &net,
         (std::filesystem::path(dir) / (SanitizeFileName(name) + ".npy"))
             .string();
     MACE_RETURN_IF_ERROR(WriteNpy(path, ToNpy(tensor)));
-    std::cout << "output      " << name << " " << DimsString(tensor.shape())
-              << " -> " << path << "\n";
+    std::cout << "wrote       " << path << "\n";
   }
   return MaceStatus::MACE_SUCCESS;
 }
@@ -520,6 +545,7 @@ int RunCommand(int argc, char **argv, int first) {
             << " ops), threads " << threads << ", affinity "
             << AffinityPolicyName(plan.policy) << "\n";
   PrintLatency(timings, threads);
+  PrintOutputSummary(plan.net, outputs);
   if (!options.output_dir.empty()) {
     status = WriteOutputs(options.output_dir, plan.net, outputs);
     if (status != MaceStatus::MACE_SUCCESS) {
