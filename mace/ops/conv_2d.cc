@@ -1,7 +1,9 @@
 // Conv2D: grouped 2-D convolution of NHWC data with a fused bias and
 // activation.
 //   inputs:  input [N, H, W, Cin], filter [Cout, Kh, Kw, Cin / group]
-//            (OHWI, constant), optional bias [Cout];
+//            (OHWI), optional bias [Cout]; filter and bias may be constants
+//            or values fed at run time (ONNX models may give weights as
+//            graph inputs): only their shapes are needed in Prepare;
 //   args:    strides, dilations, padding, padding_values, round_mode (see
 //            conv_pool_util.h), group (default 1), fused activation;
 //   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments.
@@ -21,7 +23,6 @@ class Conv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
-    MACE_RETURN_IF_ERROR(context->ExpectConstant(1));
     MACE_RETURN_IF_ERROR(ReadGroup(*context, &dims_.groups));
     MACE_RETURN_IF_ERROR(ReadDims(*context));
     if (context->num_inputs() == 3) {

@@ -1,8 +1,10 @@
 // Transposed convolutions of NHWC data, with a fused bias and activation.
 //
-// Deconv2D: input [N, H, W, Cin], filter [Cout, Kh, Kw, Cin / group]
-// (constant), then either an optional bias [Cout], or (TensorFlow models)
-// an int32 constant output_shape [4] followed by an optional bias.
+// Deconv2D: input [N, H, W, Cin], filter [Cout, Kh, Kw, Cin / group], then
+// either an optional bias [Cout], or (TensorFlow models) an int32 constant
+// output_shape [4] followed by an optional bias. Filter and bias may be
+// constants or values fed at run time (only their shapes are needed in
+// Prepare).
 // DepthwiseDeconv2d: filter [Kh, Kw, C, multiplier], output channel
 // c * multiplier + m from input channel c; `group`, if given, must be C.
 //
@@ -43,7 +45,6 @@ class DeconvOp : public Operation {
     MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
-    MACE_RETURN_IF_ERROR(context->ExpectConstant(1));
     MACE_RETURN_IF_ERROR(ClassifyInputs(*context));
     MACE_RETURN_IF_ERROR(depthwise_ ? ReadDepthwiseDims(*context)
                                     : ReadGroupedDims(*context));

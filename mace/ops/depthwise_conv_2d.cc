@@ -1,7 +1,9 @@
 // DepthwiseConv2d: each input channel convolved with its own `multiplier`
 // filters, with a fused bias and activation.
-//   inputs:  input [N, H, W, C], filter [Kh, Kw, C, multiplier] (constant),
-//            optional bias [C * multiplier];
+//   inputs:  input [N, H, W, C], filter [Kh, Kw, C, multiplier], optional
+//            bias [C * multiplier]; filter and bias may be constants or
+//            values fed at run time (only their shapes are needed in
+//            Prepare);
 //   args:    strides, dilations, padding, padding_values, round_mode (see
 //            conv_pool_util.h), group (optional, must equal C), fused
 //            activation;
@@ -23,7 +25,6 @@ class DepthwiseConv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
-    MACE_RETURN_IF_ERROR(context->ExpectConstant(1));
     MACE_RETURN_IF_ERROR(ReadDims(*context));
     if (context->num_inputs() == 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));

@@ -1,6 +1,8 @@
 // FullyConnected: y[n, o] = act(sum_k x[n, k] * w[o, k] + bias[o]).
 // The input [N, ...] is flattened per batch to K values in its stored
-// (NHWC) order; the constant weight is [Cout, K]; the output is [N, Cout].
+// (NHWC) order; the weight is [Cout, K]; the output is [N, Cout]. Weight
+// and bias may be constants or values fed at run time (ONNX models may give
+// them as graph inputs): only their shapes are needed in Prepare.
 
 #include <algorithm>
 
@@ -20,8 +22,6 @@ class FullyConnectedOp : public Operation {
     MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
     MACE_RETURN_IF_ERROR(ExpectMinRank(*context, 0, 2));
-    // The weight is packed once at init by optimised kernels.
-    MACE_RETURN_IF_ERROR(context->ExpectConstant(1));
     MACE_RETURN_IF_ERROR(context->ExpectRank(1, 2));
     MACE_RETURN_IF_ERROR(ExpectCountableShape(*context, 1));
 

@@ -11,6 +11,7 @@
 #include "mace/core/status.h"
 #include "mace/tools/command.h"
 #include "mace/tools/flags.h"
+#include "mace/tools/npy.h"
 
 namespace mace {
 namespace tools {
@@ -92,7 +93,7 @@ void PrintGaps(const std::vector<converter::ConversionGap> &gaps) {
 int ConvertCommand(int argc, char **argv, int first) {
   std::string platform = "onnx", model_file, output_dir, name, data_type;
   std::string input_format, output_format;
-  std::vector<std::string> input_shapes;
+  std::vector<std::string> input_shapes, constant_inputs;
   bool check = false;
   FlagSet flags(
       "mace convert --platform onnx --model-file net.onnx --output-dir D "
@@ -111,6 +112,10 @@ int ConvertCommand(int argc, char **argv, int first) {
   flags.Repeated("input-shape", "NAME:D0,D1,...",
                  "fixed shape of an input (needed for dynamic dims)",
                  &input_shapes);
+  flags.Repeated("constant-input", "NAME=FILE.npy",
+                 "freeze an input to the values of a .npy file (for "
+                 "inputs needed at conversion time: shapes, axes, scales)",
+                 &constant_inputs);
   flags.String("data-type", "T",
                "weight storage: fp32_fp32 (default), fp16_fp32, bf16_fp32",
                &data_type);
@@ -151,6 +156,23 @@ int ConvertCommand(int argc, char **argv, int first) {
       return ReportError(kCommand, status.information());
     }
     options.input_shapes[input] = shape;
+  }
+  for (const std::string &text : constant_inputs) {
+    std::string input, path;
+    if (!SplitAssignment(text, &input, &path)) {
+      return ReportError(kCommand, "--constant-input '" + text +
+                                       "' should look like name=file.npy");
+    }
+    NpyArray array;
+    status = ReadNpy(path, &array);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      return ReportError(kCommand, status.information());
+    }
+    auto &value = options.constant_inputs[input];
+    value.shape = array.shape;
+    value.is_int = array.type == NpyArray::Type::kInt32;
+    value.floats = array.floats;
+    value.ints = array.ints;
   }
   WeightStorage storage = WeightStorage::kFloat32;
   for (const MaceStatus &parsed :

@@ -29,6 +29,7 @@ struct ConvSpec {
   std::string activation;  // empty: none
   float max_limit = 6.0f;
   float coefficient = 0.0f;
+  bool fed_weights = false;  // filter and bias as graph inputs fed at Run
 };
 
 double RefActivate(const ConvSpec &s, double v) {
@@ -127,8 +128,14 @@ void CheckConv(const ConvSpec &s, int threads = 1,
   const std::vector<float> b =
       s.bias ? RandomFloats(s.out_c, -1, 1, 23) : std::vector<float>();
   OpTester t("Conv2D");
-  t.Input("x", s.input, x).Constant("w", w_shape, w);
-  if (s.bias) t.Constant("b", {s.out_c}, b);
+  t.Input("x", s.input, x);
+  if (s.fed_weights) {
+    t.Input("w", w_shape, w);
+    if (s.bias) t.Input("b", {s.out_c}, b);
+  } else {
+    t.Constant("w", w_shape, w);
+    if (s.bias) t.Constant("b", {s.out_c}, b);
+  }
   t.Output("y").Threads(threads).Storage(storage);
   AddArgs(s, &t);
   const MaceStatus status = t.Run();
@@ -343,15 +350,18 @@ TEST(Conv2dTest, NchwAndFusedPreluAreUnsupported) {
       << status.information();
 }
 
-TEST(Conv2dTest, FilterFedAtRunTimeIsAnError) {
-  OpTester t("Conv2D", "conv");
-  t.Input("x", {1, 5, 5, 3}, RandomFloats(75))
-      .Input("w", {2, 3, 3, 3}, RandomFloats(54))
-      .Output("y");
-  const MaceStatus status = t.Run();
-  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
-  EXPECT_NE(status.information().find("'w'"), std::string::npos)
-      << status.information();
+TEST(Conv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
+  for (int threads : {1, 2}) {
+    ConvSpec s = Spec({2, 7, 6, 6}, 9, 3, 3);
+    s.group = 3;
+    s.pads = {1, 0, 2, 1};
+    s.fed_weights = true;
+    CheckConv(s, threads);
+    s = Spec({1, 5, 5, 3}, 4, 1, 1);
+    s.bias = false;
+    s.fed_weights = true;
+    CheckConv(s, threads);
+  }
 }
 
 }  // namespace

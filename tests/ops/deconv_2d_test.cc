@@ -33,6 +33,7 @@ struct DeconvSpec {
   std::string activation;  // empty: none
   float max_limit = 6.0f;
   float coefficient = 0.0f;
+  bool fed_weights = false;  // filter and bias as graph inputs fed at Run
 };
 
 int64_t OutChannels(const DeconvSpec &s) {
@@ -127,7 +128,11 @@ void AddRest(const DeconvSpec &s, const std::vector<float> &b, OpTester *t) {
       t->ArgInts("output_shape", s.output_shape);
     }
   }
-  if (s.bias) t->Constant("b", {OutChannels(s)}, b);
+  if (s.bias && s.fed_weights) {
+    t->Input("b", {OutChannels(s)}, b);
+  } else if (s.bias) {
+    t->Constant("b", {OutChannels(s)}, b);
+  }
   if (s.strides != std::vector<int64_t>{1, 1}) t->ArgInts("strides", s.strides);
   if (s.dilations != std::vector<int64_t>{1, 1}) {
     t->ArgInts("dilations", s.dilations);
@@ -156,7 +161,12 @@ void CheckDeconv(const DeconvSpec &s, int threads = 1,
   const std::vector<float> b =
       s.bias ? RandomFloats(OutChannels(s), -1, 1, 43) : std::vector<float>();
   OpTester t(TypeOf(s));
-  t.Input("x", s.input, x).Constant("w", FilterShape(s), w);
+  t.Input("x", s.input, x);
+  if (s.fed_weights) {
+    t.Input("w", FilterShape(s), w);
+  } else {
+    t.Constant("w", FilterShape(s), w);
+  }
   AddRest(s, b, &t);
   t.Output("y").Threads(threads).Storage(storage);
   const MaceStatus status = t.Run();
@@ -392,6 +402,18 @@ DeconvSpec DwSpec(std::vector<int64_t> input, int64_t multiplier,
   return s;
 }
 
+TEST(Deconv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
+  for (int threads : {1, 2}) {
+    DeconvSpec s = Spec({2, 4, 5, 6}, 4, 3, 3);
+    s.group = 2;
+    s.strides = {2, 2};
+    s.pads = {1, 0, 1, 1};
+    s.output_padding = {1, 0};
+    s.fed_weights = true;
+    CheckDeconv(s, threads);
+  }
+}
+
 TEST(DepthwiseDeconv2dTest, ExplicitPadsAndStrideMatchReference) {
   for (int threads : {1, 2}) {
     DeconvSpec s = DwSpec({2, 4, 5, 5}, 1, 3, 3);
@@ -431,6 +453,14 @@ TEST(DepthwiseDeconv2dTest, Fp16WeightsMatchReferenceLoosely) {
   s.strides = {2, 2};
   s.pads = {1, 1, 1, 1};
   CheckDeconv(s, 1, WeightStorage::kFloat16);
+}
+
+TEST(DepthwiseDeconv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
+  DeconvSpec s = DwSpec({1, 4, 5, 3}, 2, 3, 3);
+  s.strides = {2, 2};
+  s.pads = {1, 1, 1, 1};
+  s.fed_weights = true;
+  CheckDeconv(s, 2);
 }
 
 TEST(DepthwiseDeconv2dTest, FilterChannelMismatchAndBadGroupAreErrors) {

@@ -27,6 +27,7 @@ struct DwSpec {
   std::string activation;  // empty: none
   float max_limit = 6.0f;
   float coefficient = 0.0f;
+  bool fed_weights = false;  // filter and bias as graph inputs fed at Run
 };
 
 double RefActivate(const DwSpec &s, double v) {
@@ -116,8 +117,14 @@ void CheckDepthwise(const DwSpec &s, int threads = 1,
   const std::vector<float> b =
       s.bias ? RandomFloats(out_c, -1, 1, 33) : std::vector<float>();
   OpTester t("DepthwiseConv2d");
-  t.Input("x", s.input, x).Constant("w", FilterShape(s), w);
-  if (s.bias) t.Constant("b", {out_c}, b);
+  t.Input("x", s.input, x);
+  if (s.fed_weights) {
+    t.Input("w", FilterShape(s), w);
+    if (s.bias) t.Input("b", {out_c}, b);
+  } else {
+    t.Constant("w", FilterShape(s), w);
+    if (s.bias) t.Constant("b", {out_c}, b);
+  }
   t.Output("y").Threads(threads).Storage(storage);
   AddArgs(s, &t);
   const MaceStatus status = t.Run();
@@ -270,6 +277,16 @@ TEST(DepthwiseConv2dTest, BadPaddingArgumentsAreErrors) {
   s.pads = {0, 0, -2, 0};
   EXPECT_NE(DepthwiseError(s, {3, 3, 2, 1}).find("padding_values"),
             std::string::npos);
+}
+
+TEST(DepthwiseConv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
+  for (int threads : {1, 2}) {
+    DwSpec s = Spec({2, 6, 7, 5}, 2, 3, 3);
+    s.strides = {2, 1};
+    s.pads = {1, 1, 0, 2};
+    s.fed_weights = true;
+    CheckDepthwise(s, threads);
+  }
 }
 
 TEST(DepthwiseConv2dTest, WrongRankIsAnError) {

@@ -40,6 +40,7 @@ struct FcCase {
   std::vector<int64_t> input_shape;
   int64_t out_channels;
   bool with_bias;
+  bool fed_weights = false;  // weight and bias as graph inputs fed at Run
 };
 
 void CheckFc(const FcCase &fc, int threads) {
@@ -51,8 +52,14 @@ void CheckFc(const FcCase &fc, int threads) {
                                       ? RandomFloats(fc.out_channels, -1, 1, 13)
                                       : std::vector<float>();
   OpTester t("FullyConnected");
-  t.Input("x", fc.input_shape, x).Constant("w", {fc.out_channels, depth}, w);
-  if (fc.with_bias) t.Constant("b", {fc.out_channels}, bias);
+  t.Input("x", fc.input_shape, x);
+  if (fc.fed_weights) {
+    t.Input("w", {fc.out_channels, depth}, w);
+    if (fc.with_bias) t.Input("b", {fc.out_channels}, bias);
+  } else {
+    t.Constant("w", {fc.out_channels, depth}, w);
+    if (fc.with_bias) t.Constant("b", {fc.out_channels}, bias);
+  }
   t.Output("y").Threads(threads);
   ASSERT_EQ(t.Run().code(), MaceStatus::MACE_SUCCESS);
   EXPECT_EQ(t.output(0).shape, (std::vector<int64_t>{batch, fc.out_channels}));
@@ -115,15 +122,10 @@ TEST(FullyConnectedTest, Float16WeightsCloseToReference) {
 MaceStatus RunFc(const std::vector<int64_t> &x_shape,
                  const std::vector<int64_t> &w_shape,
                  const std::vector<int64_t> &b_shape, std::string *message,
-                 const std::string &activation = "NOOP",
-                 bool constant_weight = true) {
+                 const std::string &activation = "NOOP") {
   OpTester t("FullyConnected", "fc1");
   t.Input("x", x_shape, RandomFloats(Product(x_shape)));
-  if (constant_weight) {
-    t.Constant("w", w_shape, RandomFloats(Product(w_shape)));
-  } else {
-    t.Input("w", w_shape, RandomFloats(Product(w_shape)));
-  }
+  t.Constant("w", w_shape, RandomFloats(Product(w_shape)));
   if (!b_shape.empty())
     t.Constant("b", b_shape, RandomFloats(Product(b_shape)));
   t.Output("y").ArgString("activation", activation);
@@ -156,11 +158,11 @@ TEST(FullyConnectedTest, WrongRanksAreErrors) {
   EXPECT_NE(msg.find("rank"), std::string::npos) << msg;
 }
 
-TEST(FullyConnectedTest, NonConstantWeightIsAnError) {
-  std::string msg;
-  EXPECT_NE(RunFc({2, 13}, {4, 13}, {4}, &msg, "NOOP", false).code(),
-            MaceStatus::MACE_SUCCESS);
-  EXPECT_NE(msg.find("'w'"), std::string::npos) << msg;
+TEST(FullyConnectedTest, WeightAndBiasFedAtRunTimeMatchReference) {
+  for (int threads : {1, 2}) {
+    CheckFc({{3, 13}, 5, true, true}, threads);
+    CheckFc({{2, 3, 2, 5}, 7, false, true}, threads);
+  }
 }
 
 TEST(FullyConnectedTest, BadActivationIsAnError) {

@@ -134,7 +134,10 @@ bool GraphBuilder::IsGraphInput(const std::string &name) const {
 
 std::string GraphBuilder::UniqueName(const std::string &base) {
   std::string name = base;
-  while (Has(name)) name = base + "_" + std::to_string(++unique_counter_);
+  while (Has(name) || op_names_.count(name)) {
+    name = base + "_" + std::to_string(++unique_counter_);
+  }
+  op_names_.insert(name);
   return name;
 }
 
@@ -204,6 +207,7 @@ MaceStatus GraphBuilder::AddOp(const std::string &type,
     def.add_output(output);
   }
   for (const OpArg &arg : args) *def.add_arg() = arg.proto;
+  op_names_.insert(name);
   bool folded = false;
   MaceStatus status = Infer(def, true, &folded);
   if (status != MaceStatus::MACE_SUCCESS) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,7 @@ class GraphBuilder {
   // nullptr when unknown.
   const Tensor *Find(const std::string &name) const;
   bool IsConstant(const std::string &name) const;
-  // A name not used by any tensor yet, derived from `base`.
+  // A name not used by any tensor or op yet, derived from `base`.
   std::string UniqueName(const std::string &base);
 
   // The ops emitted so far, in order; passes edit them in place and call
@@ -96,6 +97,7 @@ class GraphBuilder {
   std::vector<std::string> outputs_;
   std::map<std::string, int> output_formats_;
   std::vector<OperatorDef> ops_;
+  std::set<std::string> op_names_;
   int unique_counter_ = 0;
 };
 

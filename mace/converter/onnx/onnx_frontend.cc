@@ -80,15 +80,53 @@ MaceStatus InputShape(const onnx::ValueInfoProto &input,
   return MaceStatus::MACE_SUCCESS;
 }
 
+// An input given a value at conversion time becomes a constant; its
+// declared static dims (if any) must agree with the value's shape.
+MaceStatus FreezeInput(const onnx::ValueInfoProto &input,
+                       const OnnxConvertOptions::ConstantInput &value,
+                       GraphBuilder *builder) {
+  const auto &dims = input.type().tensor_type().shape().dim();
+  bool dims_match = dims.size() == static_cast<int>(value.shape.size());
+  for (int i = 0; dims_match && i < dims.size(); ++i) {
+    dims_match = !dims[i].has_dim_value() ||
+                 dims[i].dim_value() == value.shape[i];
+  }
+  if (input.type().tensor_type().has_shape() && !dims_match) {
+    return InvalidArgs("constant input '", input.name(), "' has shape ",
+                       ShapeToString(value.shape),
+                       ", which does not match the model's declaration");
+  }
+  bool is_int = false;
+  MACE_RETURN_IF_ERROR(OnnxElemTypeIsInt(
+      input.type().tensor_type().elem_type(), "input '" + input.name() + "'",
+      &is_int));
+  if (is_int) {
+    std::vector<int32_t> ints = value.ints;
+    if (!value.is_int) ints.assign(value.floats.begin(), value.floats.end());
+    builder->AddConstantInt(input.name(), value.shape, ints);
+  } else {
+    std::vector<float> floats = value.floats;
+    if (value.is_int) floats.assign(value.ints.begin(), value.ints.end());
+    builder->AddConstant(input.name(), value.shape, floats);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
 MaceStatus AddInputs(const onnx::GraphProto &graph,
                      const OnnxConvertOptions &options,
                      OnnxContext *context) {
   GraphBuilder *builder = context->graph();
   std::set<std::string> known;
   for (const auto &entry : options.input_shapes) known.insert(entry.first);
+  for (const auto &entry : options.constant_inputs) known.insert(entry.first);
   for (const onnx::ValueInfoProto &input : graph.input()) {
     known.erase(input.name());
     if (builder->Has(input.name())) continue;  // an initializer
+    auto frozen = options.constant_inputs.find(input.name());
+    if (frozen != options.constant_inputs.end()) {
+      MACE_RETURN_IF_ERROR(FreezeInput(input, frozen->second, builder));
+      continue;
+    }
     Shape shape;
     MACE_RETURN_IF_ERROR(InputShape(input, options, &shape));
     bool is_int = false;
@@ -110,8 +148,9 @@ MaceStatus AddInputs(const onnx::GraphProto &graph,
     }
   }
   if (!known.empty()) {
-    return InvalidArgs("--input-shape names '", *known.begin(),
-                       "', which is not an input of the model");
+    return InvalidArgs("--input-shape / --constant-input names '",
+                       *known.begin(), "', which is not an input of the "
+                       "model");
   }
   return MaceStatus::MACE_SUCCESS;
 }
@@ -237,6 +276,16 @@ MaceStatus ConvertOnnxModel(const std::string &model_path,
   MACE_RETURN_IF_ERROR(WithContext(
       AddInitializers(onnx_graph, context.model_dir(), graph),
       "'" + model_path + "'"));
+  for (const onnx::TensorProto &init : onnx_graph.initializer()) {
+    context.SetOnnxType(init.name(), init.data_type());
+  }
+  for (const auto *infos : {&onnx_graph.input(), &onnx_graph.value_info(),
+                            &onnx_graph.output()}) {
+    for (const onnx::ValueInfoProto &info : *infos) {
+      const int type = info.type().tensor_type().elem_type();
+      if (type != 0) context.SetOnnxType(info.name(), type);
+    }
+  }
   MACE_RETURN_IF_ERROR(AddInputs(onnx_graph, options, &context));
   if (options.outputs_nhwc) {
     for (const onnx::ValueInfoProto &output : onnx_graph.output()) {

@@ -7,6 +7,7 @@
 #define MACE_CONVERTER_ONNX_ONNX_FRONTEND_H_
 
 #include <map>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,15 @@ struct OnnxConvertOptions {
   // 4-D inputs / outputs in NHWC instead of ONNX's own NCHW.
   bool inputs_nhwc = false;
   bool outputs_nhwc = false;
+  // Inputs frozen to these values (for inputs the converter needs at
+  // conversion time: shapes, axes, scales); they stop being model inputs.
+  struct ConstantInput {
+    Shape shape;
+    bool is_int = false;
+    std::vector<float> floats;
+    std::vector<int32_t> ints;
+  };
+  std::map<std::string, ConstantInput> constant_inputs;
 };
 
 // One thing the converter cannot do, for the --check report.
@@ -40,7 +50,10 @@ MaceStatus ConvertOnnxModel(const std::string &model_path,
                             std::vector<ConversionGap> *gaps);
 
 constexpr int kMinOnnxOpset = 7;
-constexpr int kMaxOnnxOpset = 21;
+// Opsets 22 to 26 changed only the element types the ops we lower accept
+// (checked against onnx 1.21's schemas; Cast's new round_mode only concerns
+// float8), so their models convert like opset 21 ones.
+constexpr int kMaxOnnxOpset = 26;
 
 }  // namespace converter
 }  // namespace mace

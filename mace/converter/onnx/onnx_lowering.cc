@@ -161,6 +161,15 @@ MaceStatus OnnxNode::TensorAttr(const std::string &name,
   return MaceStatus::MACE_SUCCESS;
 }
 
+int OnnxContext::OnnxType(const std::string &onnx_name) const {
+  auto it = onnx_types_.find(onnx_name);
+  return it == onnx_types_.end() ? 0 : it->second;
+}
+
+void OnnxContext::SetOnnxType(const std::string &onnx_name, int elem_type) {
+  onnx_types_[onnx_name] = elem_type;
+}
+
 std::string OnnxContext::Resolve(const std::string &onnx_name) const {
   auto it = renames_.find(onnx_name);
   return it == renames_.end() ? onnx_name : it->second;

@@ -94,6 +94,12 @@ class OnnxContext {
   int opset() const { return opset_; }
   const std::string &model_dir() const { return model_dir_; }
 
+  // ONNX element type (TensorProto::DataType) of a value, where the model
+  // declares it (inputs, initializers, value_info) or a lowering recorded
+  // it; 0 when unknown. The graph itself only has float32 and int32.
+  int OnnxType(const std::string &onnx_name) const;
+  void SetOnnxType(const std::string &onnx_name, int elem_type);
+
   std::string Resolve(const std::string &onnx_name) const;
   void Rename(const std::string &onnx_name, const std::string &graph_name);
 
@@ -143,6 +149,7 @@ class OnnxContext {
   int opset_;
   std::string model_dir_;
   std::map<std::string, std::string> renames_;
+  std::map<std::string, int> onnx_types_;
 };
 
 using OnnxLowering = MaceStatus (*)(const OnnxNode &node,

@@ -11,7 +11,17 @@ const std::vector<NamedPass> &DefaultPasses() {
       {"sink_transposes", SinkTransposes},
       {"cancel_transposes", CancelTransposes},
       {"transpose_to_reshape", TransposeToReshape},
+      // Before simplify_reshapes merges the shuffle's last reshape into a
+      // following flatten.
+      {"fuse_channel_shuffle", FuseChannelShuffle},
       {"simplify_reshapes", SimplifyReshapes},
+      // Fusions, on the graph the transpose passes left channel last.
+      {"remove_dead_ops", RemoveDeadOps},
+      {"matmul_to_fully_connected", MatMulToFullyConnected},
+      {"fold_transpose_into_fully_connected", FoldTransposeIntoFullyConnected},
+      {"fold_bias_into_conv", FoldBiasIntoConv},
+      {"fold_batch_norm_into_conv", FoldBatchNormIntoConv},
+      {"fuse_activation", FuseActivation},
   };
   return kPasses;
 }

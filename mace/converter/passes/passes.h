@@ -33,6 +33,29 @@ MaceStatus TransposeToReshape(GraphBuilder *graph);
 // Identity ops disappear.
 MaceStatus SimplifyReshapes(GraphBuilder *graph);
 
+// Drops ops whose outputs reach no graph output (so they stop counting as
+// consumers in the fusion passes below).
+MaceStatus RemoveDeadOps(GraphBuilder *graph);
+// Reshape → Transpose → Reshape that interleaves channel groups (channel
+// last, or channel first around an NCHW flatten) → ChannelShuffle.
+MaceStatus FuseChannelShuffle(GraphBuilder *graph);
+// MatMul of a rank-2 activation by a constant rank-2 matrix (no
+// transpose_a) → FullyConnected with weight [N, K].
+MaceStatus MatMulToFullyConnected(GraphBuilder *graph);
+// FullyConnected reading (Reshape to [N, K] of) Transpose(0,3,1,2) of an
+// NHWC tensor reads the tensor itself, its weight columns reordered.
+MaceStatus FoldTransposeIntoFullyConnected(GraphBuilder *graph);
+// A per-channel constant added (Eltwise SUM, BiasAdd) to or multiplied
+// (Eltwise PROD) with a conv / fully connected output goes into its bias and
+// filter.
+MaceStatus FoldBiasIntoConv(GraphBuilder *graph);
+// BatchNorm after a conv / fully connected layer goes into its filter and
+// bias (and its activation onto the layer).
+MaceStatus FoldBatchNormIntoConv(GraphBuilder *graph);
+// An Activation op (not PRELU) after an op with a fused activation slot
+// becomes that op's activation.
+MaceStatus FuseActivation(GraphBuilder *graph);
+
 // The passes `mace convert` runs, in order.
 const std::vector<NamedPass> &DefaultPasses();
 // Runs the default passes until none changes the graph (at most a few

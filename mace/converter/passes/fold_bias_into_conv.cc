@@ -1,0 +1,119 @@
+// Folds a per-channel constant added to or multiplied with a convolution's
+// or fully connected layer's output into its weights:
+//   conv(x; W, b) + k = conv(x; W, b + k)
+//   conv(x; W, b) * k = conv(x; W * k, b * k)   (k per output channel)
+// The add is an Eltwise SUM or a BiasAdd (whose activation moves onto the
+// convolution), the product an Eltwise PROD.
+
+#include "mace/converter/passes/fusion_utils.h"
+#include "mace/converter/passes/graph_utils.h"
+#include "mace/converter/passes/passes.h"
+#include "mace/core/status.h"
+
+namespace mace {
+namespace converter {
+namespace {
+
+constexpr int64_t kEltwiseSum = 0;
+constexpr int64_t kEltwiseProd = 2;
+
+enum class ChannelOp { kNone, kAdd, kMultiply };
+
+// The values of constant `name` per channel when it broadcasts against a
+// tensor of rank `rank` and `channels` channels (last axis) along that axis
+// only, without raising the rank: [C], [1, C], [1, 1, 1, C] or one value.
+bool ChannelValues(const GraphBuilder &graph, const std::string &name, int rank,
+                   int64_t channels, std::vector<float> *values) {
+  const Tensor *tensor = graph.Find(name);
+  if (tensor == nullptr || !tensor->is_constant() ||
+      tensor->dtype() != DT_FLOAT || tensor->rank() > rank) {
+    return false;
+  }
+  for (int d = 0; d + 1 < tensor->rank(); ++d) {
+    if (tensor->dim(d) != 1) return false;
+  }
+  const int64_t last = tensor->rank() == 0 ? 1 : tensor->dim(-1);
+  if (last != channels && last != 1) return false;
+  const std::vector<float> stored = ConstantValues(graph, name);
+  *values = last == channels ? stored : std::vector<float>(channels, stored[0]);
+  return true;
+}
+
+// What `consumer` does to `tensor` channel by channel, with the constant's
+// values.
+ChannelOp ClassifyConsumer(const GraphBuilder &graph,
+                           const OperatorDef &consumer,
+                           const std::string &tensor, int rank,
+                           int64_t channels, std::vector<float> *values) {
+  if (consumer.input_size() != 2 || consumer.output_size() != 1) {
+    return ChannelOp::kNone;
+  }
+  if (consumer.type() == "BiasAdd") {
+    return consumer.input(0) == tensor &&
+                   ChannelValues(graph, consumer.input(1), rank, channels,
+                                 values)
+               ? ChannelOp::kAdd
+               : ChannelOp::kNone;
+  }
+  if (consumer.type() != "Eltwise") return ChannelOp::kNone;
+  const Argument *coeff = FindArg(consumer, "coeff");
+  if (coeff != nullptr && coeff->floats_size() > 0) return ChannelOp::kNone;
+  const int64_t type = IntArg(consumer, "type", -1);
+  if (type != kEltwiseSum && type != kEltwiseProd) return ChannelOp::kNone;
+  const std::string &other =
+      consumer.input(0) == tensor ? consumer.input(1) : consumer.input(0);
+  if (!ChannelValues(graph, other, rank, channels, values)) {
+    return ChannelOp::kNone;
+  }
+  return type == kEltwiseSum ? ChannelOp::kAdd : ChannelOp::kMultiply;
+}
+
+MaceStatus TryFold(GraphBuilder *graph, size_t index,
+                   const ConsumerMap &consumers, bool *folded) {
+  *folded = false;
+  std::vector<OperatorDef> &ops = *graph->mutable_ops();
+  const OperatorDef &op = ops[index];
+  if (!IsWeightedOp(op, true) || HasFusedActivation(op) ||
+      !HasConstantWeights(*graph, op)) {
+    return MaceStatus::MACE_SUCCESS;
+  }
+  const int consumer = SoleConsumer(*graph, consumers, op.output(0));
+  if (consumer < 0) return MaceStatus::MACE_SUCCESS;
+  const Tensor *output = graph->Find(op.output(0));
+  std::vector<float> values;
+  const ChannelOp kind =
+      ClassifyConsumer(*graph, ops[consumer], op.output(0), output->rank(),
+                       output->dim(-1), &values);
+  if (kind == ChannelOp::kNone) return MaceStatus::MACE_SUCCESS;
+  if (kind == ChannelOp::kAdd) {
+    MACE_RETURN_IF_ERROR(FoldChannelAffine(graph, index, {}, values));
+  } else {
+    MACE_RETURN_IF_ERROR(FoldChannelAffine(graph, index, values, {}));
+  }
+  // A BiasAdd's activation applies after the add; Eltwise has none.
+  CopyActivationArgs(ops[consumer], &ops[index]);
+  const size_t fused = AbsorbConsumer(&ops, index, consumer);
+  *folded = true;
+  return graph->Reinfer(fused);
+}
+
+}  // namespace
+
+MaceStatus FoldBiasIntoConv(GraphBuilder *graph) {
+  ConsumerMap consumers = ConsumersOf(graph->ops());
+  size_t i = 0;
+  while (i < graph->ops().size()) {
+    bool folded = false;
+    MACE_RETURN_IF_ERROR(TryFold(graph, i, consumers, &folded));
+    if (folded) {
+      // Stay on this op: another add or product may follow.
+      consumers = ConsumersOf(graph->ops());
+    } else {
+      ++i;
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace converter
+}  // namespace mace

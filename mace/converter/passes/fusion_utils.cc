@@ -1,0 +1,145 @@
+#include "mace/converter/passes/fusion_utils.h"
+
+#include <algorithm>
+
+#include "mace/converter/passes/graph_utils.h"
+#include "mace/core/status.h"
+
+namespace mace {
+namespace converter {
+namespace {
+
+// Every argument ParseActivation reads.
+const char *const kActivationArgs[] = {"activation", "max_limit",
+                                       "activation_coefficient",
+                                       "hardsigmoid_alpha", "hardsigmoid_beta"};
+
+bool IsActivationArg(const std::string &name) {
+  return std::find(std::begin(kActivationArgs), std::end(kActivationArgs),
+                   name) != std::end(kActivationArgs);
+}
+
+bool IsDepthwise(const OperatorDef &op) {
+  return op.type() == "DepthwiseConv2d" || op.type() == "DepthwiseDeconv2d";
+}
+
+// Where the bias input is, or would be appended: the deconvolutions may
+// carry TensorFlow's int32 output_shape as input 2, before the bias.
+int BiasIndex(const GraphBuilder &graph, const OperatorDef &op) {
+  const bool deconv =
+      op.type() == "Deconv2D" || op.type() == "DepthwiseDeconv2d";
+  if (deconv && op.input_size() >= 3) {
+    const Tensor *third = graph.Find(op.input(2));
+    if (third != nullptr && third->dtype() == DT_INT32) return 3;
+  }
+  return 2;
+}
+
+bool IsFloatConstant(const GraphBuilder &graph, const std::string &name) {
+  return graph.IsConstant(name) && graph.Find(name)->dtype() == DT_FLOAT;
+}
+
+// Multiplies each filter value by its output channel's scale. OHWI and
+// [Cout, K] filters lead with the output channel; depthwise filters
+// [Kh, Kw, C, M] end with it (channel c * M + m).
+void ScaleFilter(GraphBuilder *graph, OperatorDef *op, int64_t channels,
+                 const std::vector<float> &scale) {
+  const Tensor *filter = graph->Find(op->input(1));
+  const Shape shape = filter->shape();
+  std::vector<float> values = ConstantValues(*graph, op->input(1));
+  const int64_t per_channel = static_cast<int64_t>(values.size()) / channels;
+  const bool depthwise = IsDepthwise(*op);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t index = static_cast<int64_t>(i);
+    values[i] *= scale[depthwise ? index % channels : index / per_channel];
+  }
+  const std::string name = graph->UniqueName(op->name() + "__folded_filter");
+  graph->AddConstant(name, shape, values);
+  op->set_input(1, name);
+}
+
+}  // namespace
+
+int SoleConsumer(const GraphBuilder &graph, const ConsumerMap &consumers,
+                 const std::string &tensor) {
+  if (graph.IsGraphOutput(tensor)) return -1;
+  auto it = consumers.find(tensor);
+  if (it == consumers.end() || it->second.size() != 1) return -1;
+  return static_cast<int>(it->second[0]);
+}
+
+size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
+                      size_t consumer) {
+  (*ops)[producer].set_output(0, (*ops)[consumer].output(0));
+  ops->erase(ops->begin() + consumer);
+  return consumer < producer ? producer - 1 : producer;
+}
+
+bool HasFusedActivation(const OperatorDef &op) {
+  const std::string activation = StringArg(op, "activation", "NOOP");
+  return !activation.empty() && activation != "NOOP";
+}
+
+void CopyActivationArgs(const OperatorDef &from, OperatorDef *to) {
+  auto *args = to->mutable_arg();
+  args->erase(std::remove_if(args->begin(), args->end(),
+                             [](const Argument &arg) {
+                               return IsActivationArg(arg.name());
+                             }),
+              args->end());
+  for (const Argument &arg : from.arg()) {
+    if (IsActivationArg(arg.name())) *to->add_arg() = arg;
+  }
+}
+
+bool IsWeightedOp(const OperatorDef &op, bool with_fully_connected) {
+  const std::string &type = op.type();
+  return type == "Conv2D" || type == "DepthwiseConv2d" || type == "Deconv2D" ||
+         type == "DepthwiseDeconv2d" ||
+         (with_fully_connected && type == "FullyConnected");
+}
+
+bool HasConstantWeights(const GraphBuilder &graph, const OperatorDef &op) {
+  if (op.input_size() < 2 || op.output_size() != 1 ||
+      !IsFloatConstant(graph, op.input(1))) {
+    return false;
+  }
+  const int bias = BiasIndex(graph, op);
+  return bias >= op.input_size() || IsFloatConstant(graph, op.input(bias));
+}
+
+MaceStatus FoldChannelAffine(GraphBuilder *graph, size_t index,
+                             const std::vector<float> &scale,
+                             const std::vector<float> &shift) {
+  OperatorDef &op = (*graph->mutable_ops())[index];
+  const int64_t channels = graph->Find(op.output(0))->dim(-1);
+  const size_t count = static_cast<size_t>(channels);
+  if ((!scale.empty() && scale.size() != count) ||
+      (!shift.empty() && shift.size() != count)) {
+    return InvalidArgs("op '", op.name(), "': folding ", scale.size(),
+                       " scales and ", shift.size(), " shifts into ", channels,
+                       " output channels");
+  }
+  if (!scale.empty()) ScaleFilter(graph, &op, channels, scale);
+  const int bias_index = BiasIndex(*graph, op);
+  const bool has_bias = bias_index < op.input_size();
+  if (!has_bias && shift.empty()) return graph->Reinfer(index);
+  std::vector<float> bias = has_bias
+                                ? ConstantValues(*graph, op.input(bias_index))
+                                : std::vector<float>(count, 0.0f);
+  for (size_t c = 0; c < count; ++c) {
+    if (!scale.empty()) bias[c] *= scale[c];
+    if (!shift.empty()) bias[c] += shift[c];
+  }
+  const std::string name = graph->UniqueName(op.name() + "__folded_bias");
+  graph->AddConstant(name, {channels}, bias);
+  if (has_bias) {
+    op.set_input(bias_index, name);
+  } else {
+    op.add_input(name);
+  }
+  return graph->Reinfer(index);
+}
+
+}  // namespace converter
+}  // namespace mace

@@ -1,0 +1,58 @@
+// Helpers shared by the passes that fold a following op into the op that
+// produces its input: into a convolution's or fully connected layer's
+// weights (fold_batch_norm_into_conv.cc, fold_bias_into_conv.cc) or into an
+// op's fused activation (fuse_activation.cc).
+
+#ifndef MACE_CONVERTER_PASSES_FUSION_UTILS_H_
+#define MACE_CONVERTER_PASSES_FUSION_UTILS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mace/converter/ir/graph_builder.h"
+#include "mace/model/mace.pb.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace converter {
+
+using ConsumerMap = std::map<std::string, std::vector<size_t>>;
+
+// The index of the only op reading `tensor`, or -1 when no op or several
+// read it, or it is a graph output (its value must stay visible).
+int SoleConsumer(const GraphBuilder &graph, const ConsumerMap &consumers,
+                 const std::string &tensor);
+
+// ops[producer] takes over ops[consumer]'s output and ops[consumer] is
+// removed; returns the producer's index afterwards.
+size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
+                      size_t consumer);
+
+// Whether `op` applies an activation of its own (argument `activation`
+// present and neither NOOP nor empty).
+bool HasFusedActivation(const OperatorDef &op);
+// Replaces `to`'s activation arguments by `from`'s.
+void CopyActivationArgs(const OperatorDef &from, OperatorDef *to);
+
+// Conv2D, DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d and, when
+// `with_fully_connected`, FullyConnected: ops computing
+// act(sum(x * filter) + bias) with one output channel per bias value.
+bool IsWeightedOp(const OperatorDef &op, bool with_fully_connected);
+// Whether a weighted op's filter is a float constant and its bias a float
+// constant or absent, so that both can be rewritten.
+bool HasConstantWeights(const GraphBuilder &graph, const OperatorDef &op);
+
+// Folds y' = y * scale[c] + shift[c] (c the output channel, the last axis
+// of y) into ops[index]'s weights: filter' = filter * scale per output
+// channel, bias' = bias * scale + shift. An empty `scale` means 1 and an
+// empty `shift` 0. New values get new constant names, so weights shared
+// with other ops keep theirs.
+MaceStatus FoldChannelAffine(GraphBuilder *graph, size_t index,
+                             const std::vector<float> &scale,
+                             const std::vector<float> &shift);
+
+}  // namespace converter
+}  // namespace mace
+
+#endif  // MACE_CONVERTER_PASSES_FUSION_UTILS_H_

@@ -1,0 +1,915 @@
+// The converter's fusion passes: each test builds a small graph with
+// GraphBuilder, runs the model Finish writes through the engine before and
+// after the pass on the same random inputs, and checks that the op list
+// changed as intended while the outputs stayed the same (up to float
+// rounding) — or, for the negative cases, that the graph did not change.
+
+#include "mace/converter/passes/passes.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/converter/ir/graph_builder.h"
+#include "mace/model/model_builder.h"
+#include "tests/common/reference.h"
+
+namespace mace {
+namespace converter {
+namespace {
+
+using test::AllClose;
+using test::Product;
+using test::RandomFloats;
+using test::ToDouble;
+
+using BuildFn = std::function<void(GraphBuilder *)>;
+
+constexpr int64_t kChannels = 8;  // output channels of the weighted ops
+
+// ---- building graphs ------------------------------------------------------
+
+void Input(GraphBuilder *graph, const std::string &name, const Shape &shape) {
+  const MaceStatus status = graph->AddInput(name, DT_FLOAT, shape, 0);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+}
+
+void Constant(GraphBuilder *graph, const std::string &name, const Shape &shape,
+              uint32_t seed, float low = -1.0f, float high = 1.0f) {
+  graph->AddConstant(name, shape,
+                     RandomFloats(Product(shape), low, high, seed));
+}
+
+void Op(GraphBuilder *graph, const std::string &type, const std::string &name,
+        const std::vector<std::string> &inputs,
+        const std::vector<OpArg> &args = {}) {
+  const MaceStatus status = graph->AddOp(type, name, inputs, {name}, args);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+}
+
+void Output(GraphBuilder *graph, const std::string &name) {
+  const MaceStatus status = graph->AddOutput(name, 0);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+}
+
+const std::vector<std::string> kWeightedTypes = {
+    "Conv2D", "DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d",
+    "FullyConnected"};
+
+// Adds graph input "x" and a `type` op named `name` reading it, with
+// kChannels output channels, a constant filter "w" and (when `bias`) a
+// constant bias "b": grouped Conv2D, depthwise with multiplier 2, strided
+// deconvolutions, or FullyConnected on [3, 10].
+void AddWeighted(GraphBuilder *graph, const std::string &type,
+                 const std::string &name, bool bias) {
+  std::vector<OpArg> args;
+  if (type == "Conv2D") {
+    Input(graph, "x", {1, 6, 5, 4});
+    Constant(graph, "w", {kChannels, 3, 3, 2}, 11);
+    args = {OpArg::Int("group", 2), OpArg::Int("padding", 1)};
+  } else if (type == "DepthwiseConv2d") {
+    Input(graph, "x", {1, 6, 5, 4});
+    Constant(graph, "w", {3, 3, 4, 2}, 11);
+    args = {OpArg::Int("padding", 1)};
+  } else if (type == "Deconv2D") {
+    Input(graph, "x", {1, 4, 3, 4});
+    Constant(graph, "w", {kChannels, 3, 3, 4}, 11);
+    args = {OpArg::Ints("strides", {2, 2})};
+  } else if (type == "DepthwiseDeconv2d") {
+    Input(graph, "x", {1, 4, 3, 4});
+    Constant(graph, "w", {3, 3, 4, 2}, 11);
+    args = {OpArg::Ints("strides", {2, 2})};
+  } else {
+    Input(graph, "x", {3, 10});
+    Constant(graph, "w", {kChannels, 10}, 11);
+  }
+  std::vector<std::string> inputs = {"x", "w"};
+  if (bias) {
+    Constant(graph, "b", {kChannels}, 12);
+    inputs.push_back("b");
+  }
+  Op(graph, type, name, inputs, args);
+}
+
+// A BatchNorm of `input` with constant parameters: (scale, offset) or
+// (scale, offset, mean, var) with epsilon 1e-3, plus `extra_args`.
+void AddBatchNorm(GraphBuilder *graph, const std::string &name,
+                  const std::string &input, bool with_statistics,
+                  std::vector<OpArg> extra_args = {}) {
+  Constant(graph, name + "_scale", {kChannels}, 21, 0.5f, 2.0f);
+  Constant(graph, name + "_offset", {kChannels}, 22);
+  std::vector<std::string> inputs = {input, name + "_scale", name + "_offset"};
+  if (with_statistics) {
+    Constant(graph, name + "_mean", {kChannels}, 23);
+    Constant(graph, name + "_var", {kChannels}, 24, 0.5f, 1.5f);
+    inputs.push_back(name + "_mean");
+    inputs.push_back(name + "_var");
+    extra_args.push_back(OpArg::Float("epsilon", 1e-3f));
+  }
+  Op(graph, "BatchNorm", name, inputs, extra_args);
+}
+
+// ---- running graphs -------------------------------------------------------
+
+// What Finish writes for a graph.
+struct Snapshot {
+  std::string graph;
+  std::string weights;
+  NetDef net;
+};
+
+Snapshot Take(GraphBuilder *graph) {
+  ModelBuilder model;
+  Snapshot snapshot;
+  MaceStatus status = graph->Finish("passes_test", &model);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+  status = model.Serialize(WeightStorage::kFloat32, &snapshot.graph,
+                           &snapshot.weights);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+  snapshot.net = model.net();
+  return snapshot;
+}
+
+MaceTensor RandomTensor(const InputOutputInfo &info, uint32_t seed) {
+  const std::vector<int64_t> shape(info.dims().begin(), info.dims().end());
+  const std::vector<float> values =
+      RandomFloats(Product(shape), -1.0f, 1.0f, seed);
+  std::shared_ptr<float> buffer(new float[values.size()],
+                                std::default_delete<float[]>());
+  std::copy(values.begin(), values.end(), buffer.get());
+  return MaceTensor(shape, buffer, DataFormat::NONE);
+}
+
+// Runs the model on inputs drawn from fixed seeds; each output's values,
+// in output order.
+std::vector<std::vector<float>> Run(const Snapshot &snapshot) {
+  std::vector<std::string> input_names, output_names;
+  std::map<std::string, MaceTensor> inputs;
+  uint32_t seed = 100;
+  for (const InputOutputInfo &info : snapshot.net.input_info()) {
+    inputs[info.name()] = RandomTensor(info, seed++);
+    input_names.push_back(info.name());
+  }
+  for (const InputOutputInfo &info : snapshot.net.output_info()) {
+    output_names.push_back(info.name());
+  }
+  std::shared_ptr<MaceEngine> engine;
+  MaceStatus status = CreateMaceEngineFromProto(
+      reinterpret_cast<const unsigned char *>(snapshot.graph.data()),
+      snapshot.graph.size(),
+      reinterpret_cast<const unsigned char *>(snapshot.weights.data()),
+      snapshot.weights.size(), input_names, output_names,
+      MaceEngineConfig(DeviceType::CPU), &engine);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+  if (engine == nullptr) return {};
+  std::map<std::string, MaceTensor> outputs;
+  status = engine->Run(inputs, &outputs);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+  std::vector<std::vector<float>> values;
+  for (const std::string &name : output_names) {
+    const MaceTensor &tensor = outputs[name];
+    const float *data = tensor.data<float>().get();
+    values.emplace_back(data, data + Product(tensor.shape()));
+  }
+  return values;
+}
+
+std::vector<std::string> OpTypes(const NetDef &net) {
+  std::vector<std::string> types;
+  for (const OperatorDef &op : net.op()) types.push_back(op.type());
+  return types;
+}
+
+// net.op(index), or an empty op (and a failure) when there is none, so a
+// test whose op list came out wrong reports it instead of crashing.
+const OperatorDef &OpAt(const NetDef &net, int index) {
+  static const OperatorDef kNone;
+  if (index < net.op_size()) return net.op(index);
+  ADD_FAILURE() << "no op " << index;
+  return kNone;
+}
+
+const Argument *Arg(const OperatorDef &op, const std::string &name) {
+  for (const Argument &arg : op.arg()) {
+    if (arg.name() == name) return &arg;
+  }
+  return nullptr;
+}
+
+std::string Activation(const OperatorDef &op) {
+  const Argument *arg = Arg(op, "activation");
+  return arg == nullptr ? "NOOP" : arg->s();
+}
+
+// Builds a graph, runs `passes` on it, and expects the ops afterwards to be
+// `expected_types` and every output to agree with the graph before within
+// 1e-5 relative. Returns the model after the passes.
+NetDef ExpectRewrite(const BuildFn &build, const std::vector<GraphPass> &passes,
+                     const std::vector<std::string> &expected_types) {
+  GraphBuilder graph;
+  build(&graph);
+  const std::vector<std::vector<float>> before = Run(Take(&graph));
+  for (GraphPass pass : passes) {
+    const MaceStatus status = pass(&graph);
+    EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+  }
+  const Snapshot after = Take(&graph);
+  EXPECT_EQ(OpTypes(after.net), expected_types);
+  const std::vector<std::vector<float>> values = Run(after);
+  EXPECT_EQ(values.size(), before.size());
+  for (size_t i = 0; i < std::min(values.size(), before.size()); ++i) {
+    EXPECT_TRUE(AllClose(values[i], ToDouble(before[i]), 1e-5, 1e-6))
+        << "output " << i;
+  }
+  return after.net;
+}
+
+// Expects `pass` to leave the graph exactly as it was.
+void ExpectUnchanged(const BuildFn &build, GraphPass pass) {
+  GraphBuilder graph;
+  build(&graph);
+  const Snapshot before = Take(&graph);
+  const MaceStatus status = pass(&graph);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+  const Snapshot after = Take(&graph);
+  EXPECT_EQ(OpTypes(after.net), OpTypes(before.net));
+  EXPECT_TRUE(after.graph == before.graph && after.weights == before.weights);
+}
+
+// Expects a second run of `pass` to leave the graph as the first left it.
+void ExpectIdempotent(const BuildFn &build, GraphPass pass) {
+  GraphBuilder graph;
+  build(&graph);
+  EXPECT_EQ(pass(&graph), MaceStatus::MACE_SUCCESS);
+  const Snapshot once = Take(&graph);
+  EXPECT_EQ(pass(&graph), MaceStatus::MACE_SUCCESS);
+  const Snapshot twice = Take(&graph);
+  EXPECT_EQ(OpTypes(twice.net), OpTypes(once.net));
+  EXPECT_TRUE(twice.graph == once.graph && twice.weights == once.weights);
+}
+
+// ---- FoldBatchNormIntoConv -------------------------------------------------
+
+TEST(FoldBatchNormIntoConvTest, FoldsIntoEachWeightedOpType) {
+  for (const std::string &type : kWeightedTypes) {
+    for (bool bias : {true, false}) {
+      for (bool statistics : {true, false}) {
+        SCOPED_TRACE(type + (bias ? " with bias" : " without bias") +
+                     (statistics ? ", mean and var" : ", scale and offset"));
+        const NetDef net = ExpectRewrite(
+            [&](GraphBuilder *graph) {
+              AddWeighted(graph, type, "conv", bias);
+              AddBatchNorm(graph, "bn", "conv", statistics);
+              Output(graph, "bn");
+            },
+            {FoldBatchNormIntoConv}, {type});
+        EXPECT_EQ(OpAt(net, 0).input_size(), 3);  // a bias was created
+        EXPECT_EQ(OpAt(net, 0).output(0), "bn");
+      }
+    }
+  }
+}
+
+TEST(FoldBatchNormIntoConvTest, CarriesTheBatchNormActivationOver) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        AddBatchNorm(graph, "bn", "conv", true,
+                     {OpArg::String("activation", "RELUX"),
+                      OpArg::Float("max_limit", 0.5f)});
+        Output(graph, "bn");
+      },
+      {FoldBatchNormIntoConv}, {"Conv2D"});
+  EXPECT_EQ(Activation(OpAt(net, 0)), "RELUX");
+  ASSERT_NE(Arg(OpAt(net, 0), "max_limit"), nullptr);
+  EXPECT_EQ(Arg(OpAt(net, 0), "max_limit")->f(), 0.5f);
+}
+
+TEST(FoldBatchNormIntoConvTest, LeavesASharedFilterIntact) {
+  // Both convolutions read "w"; folding into one must not change the other.
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Op(graph, "Conv2D", "other", {"x", "w", "b"},
+           {OpArg::Int("group", 2), OpArg::Int("padding", 1)});
+        AddBatchNorm(graph, "bn", "conv", true);
+        Output(graph, "bn");
+        Output(graph, "other");
+      },
+      {FoldBatchNormIntoConv}, {"Conv2D", "Conv2D"});
+}
+
+TEST(FoldBatchNormIntoConvTest, FoldsAChainOfBatchNormsInOneRun) {
+  const BuildFn build = [](GraphBuilder *graph) {
+    AddWeighted(graph, "DepthwiseConv2d", "conv", false);
+    AddBatchNorm(graph, "bn1", "conv", true);
+    AddBatchNorm(graph, "bn2", "bn1", false);
+    Output(graph, "bn2");
+  };
+  ExpectRewrite(build, {FoldBatchNormIntoConv}, {"DepthwiseConv2d"});
+  ExpectIdempotent(build, FoldBatchNormIntoConv);
+}
+
+TEST(FoldBatchNormIntoConvTest, SkipsAConvOutputReadTwice) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        AddBatchNorm(graph, "bn", "conv", true);
+        Op(graph, "Activation", "relu", {"conv"},
+           {OpArg::String("activation", "RELU")});
+        Output(graph, "bn");
+        Output(graph, "relu");
+      },
+      FoldBatchNormIntoConv);
+}
+
+TEST(FoldBatchNormIntoConvTest, SkipsAConvOutputThatIsAGraphOutput) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        AddBatchNorm(graph, "bn", "conv", true);
+        Output(graph, "bn");
+        Output(graph, "conv");
+      },
+      FoldBatchNormIntoConv);
+}
+
+TEST(FoldBatchNormIntoConvTest, SkipsAConvWithAnActivation) {
+  // BatchNorm(relu(conv)) is not an affine map of conv's sum.
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 6, 5, 4});
+        Constant(graph, "w", {kChannels, 3, 3, 4}, 11);
+        Op(graph, "Conv2D", "conv", {"x", "w"},
+           {OpArg::String("activation", "RELU")});
+        AddBatchNorm(graph, "bn", "conv", true);
+        Output(graph, "bn");
+      },
+      FoldBatchNormIntoConv);
+}
+
+TEST(FoldBatchNormIntoConvTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Deconv2D", "conv", true);
+        AddBatchNorm(graph, "bn", "conv", true);
+        Output(graph, "bn");
+      },
+      FoldBatchNormIntoConv);
+}
+
+// ---- FuseActivation --------------------------------------------------------
+
+const std::vector<OpArg> kLeakyRelu = {
+    OpArg::String("activation", "LEAKYRELU"),
+    OpArg::Float("activation_coefficient", 0.1f)};
+
+TEST(FuseActivationTest, FusesIntoEachWeightedOpType) {
+  for (const std::string &type : kWeightedTypes) {
+    SCOPED_TRACE(type);
+    const NetDef net = ExpectRewrite(
+        [&](GraphBuilder *graph) {
+          AddWeighted(graph, type, "conv", true);
+          Op(graph, "Activation", "act", {"conv"}, kLeakyRelu);
+          Output(graph, "act");
+        },
+        {FuseActivation}, {type});
+    EXPECT_EQ(Activation(OpAt(net, 0)), "LEAKYRELU");
+    ASSERT_NE(Arg(OpAt(net, 0), "activation_coefficient"), nullptr);
+    EXPECT_EQ(Arg(OpAt(net, 0), "activation_coefficient")->f(), 0.1f);
+    EXPECT_EQ(OpAt(net, 0).output(0), "act");
+  }
+}
+
+TEST(FuseActivationTest, FusesIntoNormalizationsAndBiasAdd) {
+  const std::vector<std::vector<OpArg>> activations = {
+      {OpArg::String("activation", "RELUX"), OpArg::Float("max_limit", 0.3f)},
+      {OpArg::String("activation", "HARDSIGMOID"),
+       OpArg::Float("hardsigmoid_alpha", 0.3f),
+       OpArg::Float("hardsigmoid_beta", 0.4f)},
+      {OpArg::String("activation", "TANH")}};
+  for (const char *type : {"BatchNorm", "BiasAdd", "InstanceNorm"}) {
+    for (const std::vector<OpArg> &activation : activations) {
+      SCOPED_TRACE(std::string(type) + " + " + activation[0].proto.s());
+      ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            Input(graph, "x", {2, 3, 4, kChannels});
+            if (std::string(type) == "BatchNorm") {
+              AddBatchNorm(graph, "norm", "x", false);
+            } else if (std::string(type) == "BiasAdd") {
+              Constant(graph, "b", {kChannels}, 12);
+              Op(graph, "BiasAdd", "norm", {"x", "b"});
+            } else {
+              Constant(graph, "s", {kChannels}, 12);
+              Constant(graph, "b", {kChannels}, 13);
+              Op(graph, "InstanceNorm", "norm", {"x", "s", "b"});
+            }
+            Op(graph, "Activation", "act", {"norm"}, activation);
+            Output(graph, "act");
+          },
+          {FuseActivation}, {std::string(type)});
+    }
+  }
+}
+
+TEST(FuseActivationTest, LeavesPrelu) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Constant(graph, "slope", {kChannels}, 31);
+        Op(graph, "Activation", "act", {"conv", "slope"},
+           {OpArg::String("activation", "PRELU")});
+        Output(graph, "act");
+      },
+      FuseActivation);
+}
+
+TEST(FuseActivationTest, SkipsAnOutputReadTwice) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Op(graph, "Activation", "act", {"conv"}, kLeakyRelu);
+        Op(graph, "Activation", "act2", {"conv"},
+           {OpArg::String("activation", "TANH")});
+        Output(graph, "act");
+        Output(graph, "act2");
+      },
+      FuseActivation);
+}
+
+TEST(FuseActivationTest, SkipsAGraphOutput) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "FullyConnected", "fc", true);
+        Op(graph, "Activation", "act", {"fc"}, kLeakyRelu);
+        Output(graph, "fc");
+        Output(graph, "act");
+      },
+      FuseActivation);
+}
+
+TEST(FuseActivationTest, SkipsAnOpThatHasAnActivation) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, kChannels});
+        Constant(graph, "b", {kChannels}, 12);
+        Op(graph, "BiasAdd", "add", {"x", "b"},
+           {OpArg::String("activation", "RELU")});
+        Op(graph, "Activation", "act", {"add"},
+           {OpArg::String("activation", "TANH")});
+        Output(graph, "act");
+      },
+      FuseActivation);
+}
+
+TEST(FuseActivationTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Op(graph, "Activation", "act", {"conv"}, kLeakyRelu);
+        Op(graph, "Activation", "act2", {"act"},
+           {OpArg::String("activation", "TANH")});
+        Output(graph, "act2");
+      },
+      FuseActivation);
+}
+
+// ---- FoldBiasIntoConv ------------------------------------------------------
+
+OpArg EltwiseType(int64_t type) { return OpArg::Int("type", type); }
+constexpr int64_t kSum = 0, kSub = 1, kProd = 2;
+
+TEST(FoldBiasIntoConvTest, FoldsAPerChannelSumIntoEachWeightedOpType) {
+  for (const std::string &type : kWeightedTypes) {
+    for (bool bias : {true, false}) {
+      SCOPED_TRACE(type + (bias ? " with bias" : " without bias"));
+      const NetDef net = ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            AddWeighted(graph, type, "conv", bias);
+            Constant(graph, "k", {kChannels}, 41);
+            Op(graph, "Eltwise", "add", {"conv", "k"}, {EltwiseType(kSum)});
+            Output(graph, "add");
+          },
+          {FoldBiasIntoConv}, {type});
+      EXPECT_EQ(OpAt(net, 0).input_size(), 3);
+    }
+  }
+}
+
+TEST(FoldBiasIntoConvTest, FoldsAPerChannelProductIntoEachWeightedOpType) {
+  for (const std::string &type : kWeightedTypes) {
+    for (bool bias : {true, false}) {
+      SCOPED_TRACE(type + (bias ? " with bias" : " without bias"));
+      const NetDef net = ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            AddWeighted(graph, type, "conv", bias);
+            Constant(graph, "k", {kChannels}, 41);
+            Op(graph, "Eltwise", "mul", {"k", "conv"}, {EltwiseType(kProd)});
+            Output(graph, "mul");
+          },
+          {FoldBiasIntoConv}, {type});
+      EXPECT_EQ(OpAt(net, 0).input_size(), bias ? 3 : 2);
+    }
+  }
+}
+
+TEST(FoldBiasIntoConvTest, AcceptsBroadcastShapesAlongTheChannelAxis) {
+  for (const Shape &shape :
+       std::vector<Shape>{{1, kChannels}, {1, 1, 1, kChannels}, {1}, {}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    ExpectRewrite(
+        [&](GraphBuilder *graph) {
+          AddWeighted(graph, "Conv2D", "conv", true);
+          Constant(graph, "k", shape, 41);
+          Op(graph, "Eltwise", "add", {"conv", "k"}, {EltwiseType(kSum)});
+          Output(graph, "add");
+        },
+        {FoldBiasIntoConv}, {"Conv2D"});
+  }
+}
+
+TEST(FoldBiasIntoConvTest, FoldsABiasAddWithItsActivation) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", false);
+        Constant(graph, "k", {kChannels}, 41);
+        Op(graph, "BiasAdd", "add", {"conv", "k"},
+           {OpArg::String("activation", "RELU")});
+        Output(graph, "add");
+      },
+      {FoldBiasIntoConv}, {"Conv2D"});
+  EXPECT_EQ(Activation(OpAt(net, 0)), "RELU");
+}
+
+TEST(FoldBiasIntoConvTest, FoldsAChainOfSumsAndProductsInOneRun) {
+  const BuildFn build = [](GraphBuilder *graph) {
+    AddWeighted(graph, "DepthwiseConv2d", "conv", true);
+    Constant(graph, "k1", {kChannels}, 41);
+    Constant(graph, "k2", {1, 1, 1, kChannels}, 42);
+    Op(graph, "Eltwise", "add", {"conv", "k1"}, {EltwiseType(kSum)});
+    Op(graph, "Eltwise", "mul", {"add", "k2"}, {EltwiseType(kProd)});
+    Output(graph, "mul");
+  };
+  ExpectRewrite(build, {FoldBiasIntoConv}, {"DepthwiseConv2d"});
+  ExpectIdempotent(build, FoldBiasIntoConv);
+}
+
+TEST(FoldBiasIntoConvTest, LeavesASharedFilterIntact) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "FullyConnected", "fc", true);
+        Op(graph, "FullyConnected", "other", {"x", "w", "b"});
+        Constant(graph, "k", {kChannels}, 41);
+        Op(graph, "Eltwise", "mul", {"fc", "k"}, {EltwiseType(kProd)});
+        Output(graph, "mul");
+        Output(graph, "other");
+      },
+      {FoldBiasIntoConv}, {"FullyConnected", "FullyConnected"});
+}
+
+TEST(FoldBiasIntoConvTest, SkipsConstantsThatAreNotPerChannel) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Constant(graph, "k", {1, 6, 5, kChannels}, 41);
+        Op(graph, "Eltwise", "add", {"conv", "k"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      FoldBiasIntoConv);
+  // [1, 1, 1, C] against a [N, C] output would raise its rank.
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "FullyConnected", "fc", true);
+        Constant(graph, "k", {1, 1, 1, kChannels}, 41);
+        Op(graph, "Eltwise", "add", {"fc", "k"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      FoldBiasIntoConv);
+}
+
+TEST(FoldBiasIntoConvTest, SkipsOtherEltwiseForms) {
+  const std::vector<std::vector<OpArg>> forms = {
+      {EltwiseType(kSub)},
+      {EltwiseType(kSum), OpArg::Floats("coeff", {1.0f, 2.0f})}};
+  for (const std::vector<OpArg> &args : forms) {
+    ExpectUnchanged(
+        [&](GraphBuilder *graph) {
+          AddWeighted(graph, "Conv2D", "conv", true);
+          Constant(graph, "k", {kChannels}, 41);
+          Op(graph, "Eltwise", "e", {"conv", "k"}, args);
+          Output(graph, "e");
+        },
+        FoldBiasIntoConv);
+  }
+}
+
+TEST(FoldBiasIntoConvTest, SkipsAProducerWithAnActivation) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {3, 10});
+        Constant(graph, "w", {kChannels, 10}, 11);
+        Op(graph, "FullyConnected", "fc", {"x", "w"},
+           {OpArg::String("activation", "RELU")});
+        Constant(graph, "k", {kChannels}, 41);
+        Op(graph, "Eltwise", "add", {"fc", "k"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      FoldBiasIntoConv);
+}
+
+TEST(FoldBiasIntoConvTest, SkipsAnOutputReadTwiceOrShown) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Constant(graph, "k", {kChannels}, 41);
+        Op(graph, "Eltwise", "add", {"conv", "k"}, {EltwiseType(kSum)});
+        Op(graph, "Eltwise", "mul", {"conv", "k"}, {EltwiseType(kProd)});
+        Output(graph, "add");
+        Output(graph, "mul");
+      },
+      FoldBiasIntoConv);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Constant(graph, "k", {kChannels}, 41);
+        Op(graph, "Eltwise", "add", {"conv", "k"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+        Output(graph, "conv");
+      },
+      FoldBiasIntoConv);
+}
+
+// ---- MatMulToFullyConnected ------------------------------------------------
+
+TEST(MatMulToFullyConnectedTest, RewritesAMatMulByAConstant) {
+  for (bool transpose_b : {false, true}) {
+    SCOPED_TRACE(transpose_b ? "transpose_b" : "plain");
+    const NetDef net = ExpectRewrite(
+        [&](GraphBuilder *graph) {
+          Input(graph, "a", {3, 5});
+          Constant(graph, "b", transpose_b ? Shape{4, 5} : Shape{5, 4}, 51);
+          Op(graph, "MatMul", "mm", {"a", "b"},
+             {OpArg::Int("transpose_b", transpose_b)});
+          Output(graph, "mm");
+        },
+        {MatMulToFullyConnected}, {"FullyConnected"});
+    EXPECT_EQ(Arg(OpAt(net, 0), "transpose_b"), nullptr);
+  }
+}
+
+TEST(MatMulToFullyConnectedTest, ThenABiasAddFoldsIn) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "a", {3, 5});
+        Constant(graph, "b", {5, 4}, 51);
+        Constant(graph, "bias", {4}, 52);
+        Op(graph, "MatMul", "mm", {"a", "b"});
+        Op(graph, "Eltwise", "add", {"mm", "bias"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      {MatMulToFullyConnected, FoldBiasIntoConv}, {"FullyConnected"});
+}
+
+TEST(MatMulToFullyConnectedTest, SkipsTransposeAAndBatchedOperands) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "a", {5, 3});
+        Constant(graph, "b", {5, 4}, 51);
+        Op(graph, "MatMul", "mm", {"a", "b"}, {OpArg::Int("transpose_a", 1)});
+        Output(graph, "mm");
+      },
+      MatMulToFullyConnected);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "a", {2, 3, 5});
+        Constant(graph, "b", {5, 4}, 51);
+        Op(graph, "MatMul", "mm", {"a", "b"});
+        Output(graph, "mm");
+      },
+      MatMulToFullyConnected);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "a", {3, 5});
+        Input(graph, "b", {5, 4});
+        Op(graph, "MatMul", "mm", {"a", "b"});
+        Output(graph, "mm");
+      },
+      MatMulToFullyConnected);
+}
+
+TEST(MatMulToFullyConnectedTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        Input(graph, "a", {3, 5});
+        Constant(graph, "b", {5, 4}, 51);
+        Op(graph, "MatMul", "mm", {"a", "b"});
+        Output(graph, "mm");
+      },
+      MatMulToFullyConnected);
+}
+
+// ---- FuseChannelShuffle ----------------------------------------------------
+
+// x [1, 3, 4, 6] shuffled in `group` groups, channel last.
+void AddChannelLastShuffle(GraphBuilder *graph, int64_t group) {
+  Input(graph, "x", {1, 3, 4, 6});
+  Op(graph, "Reshape", "split", {"x"},
+     {OpArg::Ints("shape", {1, 3, 4, group, 6 / group})});
+  Op(graph, "Transpose", "swap", {"split"},
+     {OpArg::Ints("dims", {0, 1, 2, 4, 3})});
+  Op(graph, "Reshape", "merge", {"swap"}, {OpArg::Ints("shape", {1, 3, 4, 6})});
+}
+
+// `source` [1, 3, 4, 6] (NHWC) → NCHW, shuffled there in `group` groups
+// the way an ONNX model spells it, → NHWC.
+void AddChannelFirstShuffle(GraphBuilder *graph, const std::string &source,
+                            int64_t group) {
+  Op(graph, "Transpose", "nchw", {source}, {OpArg::Ints("dims", {0, 3, 1, 2})});
+  Op(graph, "Reshape", "split", {"nchw"},
+     {OpArg::Ints("shape", {1, group, 6 / group, 3, 4})});
+  Op(graph, "Transpose", "swap", {"split"},
+     {OpArg::Ints("dims", {0, 2, 1, 3, 4})});
+  Op(graph, "Reshape", "merge", {"swap"}, {OpArg::Ints("shape", {1, 6, 3, 4})});
+  Op(graph, "Transpose", "nhwc", {"merge"},
+     {OpArg::Ints("dims", {0, 2, 3, 1})});
+}
+
+TEST(FuseChannelShuffleTest, ChannelLastPatternIsChannelShuffle) {
+  for (int64_t group : {2, 3}) {
+    SCOPED_TRACE(group);
+    const NetDef net = ExpectRewrite(
+        [&](GraphBuilder *graph) {
+          AddChannelLastShuffle(graph, group);
+          Output(graph, "merge");
+        },
+        {FuseChannelShuffle}, {"ChannelShuffle"});
+    ASSERT_NE(Arg(OpAt(net, 0), "group"), nullptr);
+    EXPECT_EQ(Arg(OpAt(net, 0), "group")->i(), group);
+  }
+}
+
+TEST(FuseChannelShuffleTest, ChannelFirstPatternBecomesChannelShuffle) {
+  // Between two NHWC ops, as in a ShuffleNet unit.
+  const BuildFn build = [](GraphBuilder *graph) {
+    Input(graph, "x", {1, 3, 4, 6});
+    Op(graph, "Activation", "before", {"x"},
+       {OpArg::String("activation", "RELU")});
+    AddChannelFirstShuffle(graph, "before", 2);
+    Constant(graph, "w", {6, 1, 1, 6}, 71);
+    Op(graph, "Conv2D", "after", {"nhwc", "w"});
+    Output(graph, "after");
+  };
+  ExpectRewrite(build, {FuseChannelShuffle},
+                {"Activation", "Transpose", "Transpose", "ChannelShuffle",
+                 "Transpose", "Transpose", "Conv2D"});
+  // The transpose passes cancel the transposes around it.
+  const NetDef net = ExpectRewrite(build, {RunDefaultPasses},
+                                   {"Activation", "ChannelShuffle", "Conv2D"});
+  ASSERT_NE(Arg(OpAt(net, 1), "group"), nullptr);
+  EXPECT_EQ(Arg(OpAt(net, 1), "group")->i(), 2);
+}
+
+TEST(FuseChannelShuffleTest, SkipsOtherPermutations) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 3, 4, 6});
+        Op(graph, "Reshape", "split", {"x"},
+           {OpArg::Ints("shape", {1, 3, 4, 2, 3})});
+        Op(graph, "Transpose", "swap", {"split"},
+           {OpArg::Ints("dims", {0, 2, 1, 3, 4})});
+        Op(graph, "Reshape", "merge", {"swap"},
+           {OpArg::Ints("shape", {1, 3, 4, 6})});
+        Output(graph, "merge");
+      },
+      FuseChannelShuffle);
+}
+
+TEST(FuseChannelShuffleTest, SkipsAnIntermediateReadTwice) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddChannelLastShuffle(graph, 2);
+        Output(graph, "merge");
+        Output(graph, "swap");
+      },
+      FuseChannelShuffle);
+}
+
+TEST(FuseChannelShuffleTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 3, 4, 6});
+        AddChannelFirstShuffle(graph, "x", 3);
+        Output(graph, "nhwc");
+      },
+      FuseChannelShuffle);
+}
+
+// ---- FoldTransposeIntoFullyConnected ---------------------------------------
+
+// x [2, 3, 4, 5] → NCHW → (reshape to [2, 60] when `reshape`) → fc [7].
+void AddNchwFlatten(GraphBuilder *graph, bool reshape) {
+  Input(graph, "x", {2, 3, 4, 5});
+  Op(graph, "Transpose", "nchw", {"x"}, {OpArg::Ints("dims", {0, 3, 1, 2})});
+  if (reshape) {
+    Op(graph, "Reshape", "flat", {"nchw"}, {OpArg::Ints("shape", {2, 60})});
+  }
+  Constant(graph, "w", {7, 60}, 61);
+  Constant(graph, "b", {7}, 62);
+  Op(graph, "FullyConnected", "fc", {reshape ? "flat" : "nchw", "w", "b"});
+}
+
+TEST(FoldTransposeIntoFullyConnectedTest, ReordersTheWeightColumns) {
+  for (bool reshape : {true, false}) {
+    SCOPED_TRACE(reshape ? "through a reshape" : "direct");
+    const NetDef net = ExpectRewrite(
+        [&](GraphBuilder *graph) {
+          AddNchwFlatten(graph, reshape);
+          Output(graph, "fc");
+        },
+        {FoldTransposeIntoFullyConnected}, {"FullyConnected"});
+    EXPECT_EQ(OpAt(net, 0).input(0), "x");
+  }
+}
+
+TEST(FoldTransposeIntoFullyConnectedTest, SkipsATransposeReadElsewhere) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddNchwFlatten(graph, true);
+        Output(graph, "fc");
+        Output(graph, "nchw");
+      },
+      FoldTransposeIntoFullyConnected);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddNchwFlatten(graph, true);
+        Op(graph, "Activation", "act", {"flat"},
+           {OpArg::String("activation", "RELU")});
+        Output(graph, "fc");
+        Output(graph, "act");
+      },
+      FoldTransposeIntoFullyConnected);
+}
+
+TEST(FoldTransposeIntoFullyConnectedTest, SkipsOtherPermutations) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3, 4, 5});
+        Op(graph, "Transpose", "t", {"x"}, {OpArg::Ints("dims", {0, 3, 2, 1})});
+        Op(graph, "Reshape", "flat", {"t"}, {OpArg::Ints("shape", {2, 60})});
+        Constant(graph, "w", {7, 60}, 61);
+        Op(graph, "FullyConnected", "fc", {"flat", "w"});
+        Output(graph, "fc");
+      },
+      FoldTransposeIntoFullyConnected);
+}
+
+TEST(FoldTransposeIntoFullyConnectedTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddNchwFlatten(graph, true);
+        Output(graph, "fc");
+      },
+      FoldTransposeIntoFullyConnected);
+}
+
+// ---- RemoveDeadOps and the default pipeline --------------------------------
+
+TEST(RemoveDeadOpsTest, DropsOpsNoOutputNeeds) {
+  GraphBuilder graph;
+  AddWeighted(&graph, "Conv2D", "conv", true);
+  Op(&graph, "Activation", "unused", {"conv"},
+     {OpArg::String("activation", "RELU")});
+  Output(&graph, "conv");
+  ASSERT_EQ(RemoveDeadOps(&graph), MaceStatus::MACE_SUCCESS);
+  ASSERT_EQ(graph.ops().size(), 1u);
+  EXPECT_EQ(graph.ops()[0].type(), "Conv2D");
+}
+
+TEST(DefaultPassesTest, FusesAConvWrappedInLayoutTransposes) {
+  // An ONNX-style Conv → BatchNorm → Relu: each NHWC op between transposes
+  // to and from NCHW, the activation on NCHW data.
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", false);
+        Op(graph, "Transpose", "t1", {"conv"},
+           {OpArg::Ints("dims", {0, 3, 1, 2})});
+        Op(graph, "Transpose", "t2", {"t1"},
+           {OpArg::Ints("dims", {0, 2, 3, 1})});
+        AddBatchNorm(graph, "bn", "t2", true);
+        Op(graph, "Transpose", "t3", {"bn"},
+           {OpArg::Ints("dims", {0, 3, 1, 2})});
+        Op(graph, "Activation", "relu", {"t3"},
+           {OpArg::String("activation", "RELU")});
+        Output(graph, "relu");
+      },
+      {RunDefaultPasses}, {"Conv2D", "Transpose"});
+  EXPECT_EQ(Activation(OpAt(net, 0)), "RELU");
+}
+
+}  // namespace
+}  // namespace converter
+}  // namespace mace
