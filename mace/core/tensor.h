@@ -61,6 +61,14 @@ class Tensor {
   bool is_constant() const { return is_constant_; }
   void set_constant(bool constant) { is_constant_ = constant; }
 
+  // Asymmetric quantization of uint8 (or int32) data, as MACE's tensors:
+  // real = scale * (q - zero_point). Set from ConstTensor.scale/zero_point
+  // for weights and by Quantize for its output; scale 0 means unknown.
+  float scale() const { return scale_; }
+  int32_t zero_point() const { return zero_point_; }
+  void set_scale(float scale) { scale_ = scale; }
+  void set_zero_point(int32_t zero_point) { zero_point_ = zero_point; }
+
  private:
   std::string name_;
   DataType dtype_ = DT_FLOAT;
@@ -68,6 +76,8 @@ class Tensor {
   void *data_ = nullptr;
   std::unique_ptr<uint8_t[]> owned_;
   bool is_constant_ = false;
+  float scale_ = 0.0f;
+  int32_t zero_point_ = 0;
 };
 
 }  // namespace mace

@@ -83,7 +83,7 @@ void ModelBuilder::AddFloatTensor(const std::string &name,
   for (int64_t d : dims) tensor->add_dims(d);
   tensor->set_data_type(DT_FLOAT);
   tensor->set_data_size(static_cast<int64_t>(values.size()));
-  values_.push_back(PendingTensor{values, {}});
+  values_.push_back(PendingTensor{values, {}, {}});
 }
 
 void ModelBuilder::AddInt32Tensor(const std::string &name,
@@ -94,7 +94,21 @@ void ModelBuilder::AddInt32Tensor(const std::string &name,
   for (int64_t d : dims) tensor->add_dims(d);
   tensor->set_data_type(DT_INT32);
   tensor->set_data_size(static_cast<int64_t>(values.size()));
-  values_.push_back(PendingTensor{{}, values});
+  values_.push_back(PendingTensor{{}, values, {}});
+}
+
+void ModelBuilder::AddUint8Tensor(const std::string &name,
+                                  const std::vector<int64_t> &dims,
+                                  const std::vector<uint8_t> &values,
+                                  float scale, int32_t zero_point) {
+  ConstTensor *tensor = net_.add_tensors();
+  tensor->set_name(name);
+  for (int64_t d : dims) tensor->add_dims(d);
+  tensor->set_data_type(DT_UINT8);
+  tensor->set_data_size(static_cast<int64_t>(values.size()));
+  tensor->set_scale(scale);
+  tensor->set_zero_point(zero_point);
+  values_.push_back(PendingTensor{{}, {}, values});
 }
 
 void ModelBuilder::AddInput(const std::string &name,
@@ -124,10 +138,14 @@ MaceStatus ModelBuilder::Serialize(WeightStorage storage, std::string *graph,
   for (int i = 0; i < net.tensors_size(); ++i) {
     ConstTensor *tensor = net.mutable_tensors(i);
     const PendingTensor &value = values_[i];
-    AlignTo4(weights);
+    if (tensor->data_type() != DT_UINT8) AlignTo4(weights);
     tensor->set_offset(static_cast<int64_t>(weights->size()));
     if (tensor->data_type() == DT_INT32) {
       AppendBytes(weights, value.ints.data(), value.ints.size() * 4);
+      continue;
+    }
+    if (tensor->data_type() == DT_UINT8) {
+      AppendBytes(weights, value.bytes.data(), value.bytes.size());
       continue;
     }
     switch (storage) {

@@ -39,6 +39,11 @@ class ModelBuilder {
                       const std::vector<float> &values);
   void AddInt32Tensor(const std::string &name, const std::vector<int64_t> &dims,
                       const std::vector<int32_t> &values);
+  // Quantized uint8 weights (real = scale * (q - zero_point)); stored as
+  // DT_UINT8 bytes, unaligned, whatever the float storage type.
+  void AddUint8Tensor(const std::string &name, const std::vector<int64_t> &dims,
+                      const std::vector<uint8_t> &values, float scale,
+                      int32_t zero_point);
 
   // data_format as in the proto: 0 NONE, 1 NHWC, 2 NCHW.
   void AddInput(const std::string &name, const std::vector<int64_t> &dims,
@@ -60,6 +65,7 @@ class ModelBuilder {
   struct PendingTensor {
     std::vector<float> floats;
     std::vector<int32_t> ints;
+    std::vector<uint8_t> bytes;
   };
   NetDef net_;
   std::vector<PendingTensor> values_;  // parallel to net_.tensors()

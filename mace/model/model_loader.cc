@@ -64,6 +64,11 @@ MaceStatus ValidateTensor(const ConstTensor &tensor, const NetDef &net,
   }
   const int inline_count = tensor.float_data_size() + tensor.int32_data_size();
   if (inline_count > 0) {
+    // Inline values are 4 bytes each; a uint8 tensor holds 1-byte elements.
+    if (tensor.data_type() == DT_UINT8) {
+      return Unsupported("tensor '", tensor.name(),
+                         "': uint8 data must be in the weights, not inline");
+    }
     const bool float_inline = tensor.float_data_size() > 0;
     if (float_inline != (tensor.data_type() != DT_INT32) ||
         inline_count != count) {
@@ -273,6 +278,9 @@ MaceStatus LoadConstTensor(const ConstTensor &proto, const NetDef &net,
   *tensor = Tensor(proto.name(), compute,
                    Shape(proto.dims().begin(), proto.dims().end()));
   tensor->set_constant(true);
+  // Quantized weights (uint8 data, int32 biases) keep their parameters.
+  tensor->set_scale(proto.scale());
+  tensor->set_zero_point(proto.zero_point());
   *borrowed = false;
   const int64_t count = tensor->size();
   if (proto.float_data_size() > 0 || proto.int32_data_size() > 0) {

@@ -28,6 +28,9 @@ OpRegistry BuildRegistry() {
   RegisterMatMul(&registry);
   RegisterPad(&registry);
   RegisterPooling(&registry);
+  RegisterProposal(&registry);
+  RegisterPSROIAlign(&registry);
+  RegisterQuantize(&registry);
   RegisterReduce(&registry);
   RegisterReshape(&registry);
   RegisterResize(&registry);

@@ -46,6 +46,15 @@ OpTester &OpTester::ConstantInt(const std::string &name,
   return *this;
 }
 
+OpTester &OpTester::ConstantUint8(const std::string &name,
+                                  const std::vector<int64_t> &shape,
+                                  const std::vector<uint8_t> &data,
+                                  float scale, int32_t zero_point) {
+  op_->add_input(name);
+  builder_.AddUint8Tensor(name, shape, data, scale, zero_point);
+  return *this;
+}
+
 OpTester &OpTester::Output(const std::string &name) {
   op_->add_output(name);
   output_names_.push_back(name);

@@ -38,6 +38,11 @@ class OpTester {
   OpTester &ConstantInt(const std::string &name,
                         const std::vector<int64_t> &shape,
                         const std::vector<int32_t> &data);
+  // A quantized uint8 weight: real = scale * (q - zero_point).
+  OpTester &ConstantUint8(const std::string &name,
+                          const std::vector<int64_t> &shape,
+                          const std::vector<uint8_t> &data, float scale,
+                          int32_t zero_point);
   // Output names, in the op's output order. Output dtype defaults to float;
   // OutputInt marks an int32 output.
   OpTester &Output(const std::string &name);
