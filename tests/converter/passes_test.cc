@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/converter/ir/graph_builder.h"
+#include "mace/core/status.h"
 #include "mace/model/model_builder.h"
 #include "tests/common/reference.h"
 
@@ -908,6 +909,186 @@ TEST(DefaultPassesTest, FusesAConvWrappedInLayoutTransposes) {
       },
       {RunDefaultPasses}, {"Conv2D", "Transpose"});
   EXPECT_EQ(Activation(OpAt(net, 0)), "RELU");
+}
+
+// ---- transpose and reshape passes ------------------------------------------
+
+const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
+const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
+
+void Transpose(GraphBuilder *graph, const std::string &name,
+               const std::string &input, const std::vector<int64_t> &perm) {
+  Op(graph, "Transpose", name, {input}, {OpArg::Ints("dims", perm)});
+}
+
+void Tanh(GraphBuilder *graph, const std::string &name,
+          const std::string &input) {
+  Op(graph, "Activation", name, {input},
+     {OpArg::String("activation", "TANH")});
+}
+
+// Cleans up after a transpose pass so the op list shows its effect.
+MaceStatus CleanUp(GraphBuilder *graph) {
+  MACE_RETURN_IF_ERROR(SimplifyReshapes(graph));
+  return RemoveDeadOps(graph);
+}
+
+TEST(CancelTransposesTest, InversePairDisappears) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t1", "x", kToNchw);
+        Transpose(graph, "t2", "t1", kToNhwc);
+        Tanh(graph, "y", "t2");
+        Output(graph, "y");
+      },
+      {CancelTransposes, CleanUp}, {"Activation"});
+}
+
+TEST(CancelTransposesTest, NonInversePairBecomesOneTranspose) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3, 4});
+        Transpose(graph, "t1", "x", {1, 0, 2});
+        Transpose(graph, "t2", "t1", {0, 2, 1});
+        Output(graph, "t2");
+      },
+      {CancelTransposes, CleanUp}, {"Transpose"});
+  const Argument *dims = Arg(OpAt(net, 0), "dims");
+  ASSERT_NE(dims, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(dims->ints().begin(), dims->ints().end()),
+            (std::vector<int64_t>{1, 2, 0}));
+}
+
+TEST(CancelTransposesTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t1", "x", kToNchw);
+        Transpose(graph, "t2", "t1", kToNhwc);
+        Tanh(graph, "y", "t2");
+        Output(graph, "y");
+      },
+      CancelTransposes);
+}
+
+TEST(SinkTransposesTest, TransposeMovesBelowAnActivationAndCancels) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t1", "x", kToNchw);
+        Tanh(graph, "act", "t1");
+        Transpose(graph, "t2", "act", kToNhwc);
+        Tanh(graph, "y", "t2");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp},
+      {"Activation", "Activation"});
+}
+
+TEST(SinkTransposesTest, ConstantOperandIsLaidOutForTheUntransposedTensor) {
+  // A per-channel constant [3,1,1] broadcast on NCHW data becomes [1,1,1,3]
+  // on the NHWC data once the transpose sinks.
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Constant(graph, "c", {3, 1, 1}, 31);
+        Transpose(graph, "t1", "x", kToNchw);
+        Op(graph, "Eltwise", "sum", {"t1", "c"}, {OpArg::Int("type", 0)});
+        Transpose(graph, "t2", "sum", kToNhwc);
+        Tanh(graph, "y", "t2");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp}, {"Eltwise", "Activation"});
+}
+
+TEST(SinkTransposesTest, ConcatOfEquallyTransposedInputsTakesTheMappedAxis) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "a", {1, 4, 5, 3});
+        Input(graph, "b", {1, 4, 5, 2});
+        Transpose(graph, "ta", "a", kToNchw);
+        Transpose(graph, "tb", "b", kToNchw);
+        Op(graph, "Concat", "cat", {"ta", "tb"}, {OpArg::Int("axis", 1)});
+        Transpose(graph, "t2", "cat", kToNhwc);
+        Tanh(graph, "y", "t2");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp}, {"Concat", "Activation"});
+  const Argument *axis = Arg(OpAt(net, 0), "axis");
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(axis->i(), 3);
+}
+
+TEST(SinkTransposesTest, LeavesATransposeWithSeveralReaders) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t1", "x", kToNchw);
+        Tanh(graph, "a", "t1");
+        Tanh(graph, "b", "t1");
+        Output(graph, "a");
+        Output(graph, "b");
+      },
+      SinkTransposes);
+}
+
+TEST(TransposeToReshapeTest, MovingOnlyUnitDimsIsAReshape) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 1, 1, 8});
+        Transpose(graph, "t", "x", kToNchw);
+        Output(graph, "t");
+      },
+      {TransposeToReshape}, {"Reshape"});
+}
+
+TEST(TransposeToReshapeTest, LeavesATransposeThatMovesData) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3, 1, 8});
+        Transpose(graph, "t", "x", kToNchw);
+        Output(graph, "t");
+      },
+      TransposeToReshape);
+}
+
+TEST(SimplifyReshapesTest, ReshapeOfReshapeIsOneReshape) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3, 4});
+        Op(graph, "Reshape", "r1", {"x"}, {OpArg::Ints("shape", {6, 4})});
+        Op(graph, "Reshape", "r2", {"r1"}, {OpArg::Ints("shape", {4, 6})});
+        Tanh(graph, "y", "r2");
+        Output(graph, "y");
+      },
+      {SimplifyReshapes, RemoveDeadOps}, {"Reshape", "Activation"});
+}
+
+TEST(SimplifyReshapesTest, IdentityAndSameShapeReshapeDisappear) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3});
+        Op(graph, "Identity", "i", {"x"});
+        Tanh(graph, "a", "i");
+        Op(graph, "Reshape", "r", {"a"}, {OpArg::Ints("shape", {2, 3})});
+        Tanh(graph, "y", "r");
+        Output(graph, "y");
+      },
+      {SimplifyReshapes, RemoveDeadOps}, {"Activation", "Activation"});
+}
+
+TEST(DefaultPassesTest, AreIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        Transpose(graph, "t1", "conv", kToNchw);
+        Tanh(graph, "act", "t1");
+        Transpose(graph, "t2", "act", kToNhwc);
+        AddBatchNorm(graph, "bn", "t2", true);
+        Output(graph, "bn");
+      },
+      RunDefaultPasses);
 }
 
 }  // namespace

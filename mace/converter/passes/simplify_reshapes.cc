@@ -27,7 +27,7 @@ MaceStatus SimplifyReshapes(GraphBuilder *graph) {
                             in->dtype() == out->dtype();
     const bool removable =
         (op.type() == "Identity" || (IsReshapeLike(op.type()) && same_shape)) &&
-        !graph->IsGraphOutput(output) && !graph->IsGraphInput(op.input(0));
+        !graph->IsGraphOutput(output);
     if (removable) {
       ReplaceUses(&ops, output, op.input(0));
       erase[i] = true;

@@ -29,6 +29,10 @@ int SoleTranspose(const std::vector<OperatorDef> &ops,
                   const GraphBuilder &graph, const std::string &tensor) {
   const int producer = ProducerOf(ops, tensor);
   if (producer < 0 || ops[producer].type() != "Transpose") return -1;
+  // A transpose of a transpose is CancelTransposes' job; sinking it would
+  // separate the pair.
+  const int source = ProducerOf(ops, ops[producer].input(0));
+  if (source >= 0 && ops[source].type() == "Transpose") return -1;
   auto it = consumers.find(tensor);
   if (it == consumers.end() || it->second.size() != 1) return -1;
   if (graph.IsGraphOutput(tensor)) return -1;
