@@ -34,7 +34,8 @@ if ! /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null; then
   if ! dpkg -s python3-torchvision >/dev/null 2>&1; then
     SUDO=""
     [[ $(id -u) -ne 0 ]] && SUDO=sudo
-    $SUDO apt-get install -y python3-torchvision
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-torchvision >/dev/null
   fi
   /usr/bin/python3 -c "import torch, torchvision" || {
     echo "model_zoo.sh: /usr/bin/python3 cannot import torch/torchvision" >&2
