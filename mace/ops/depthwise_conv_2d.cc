@@ -30,27 +30,7 @@ class DepthwiseConv2dOp : public Operation {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
 
-    Window2D window;
-    MACE_RETURN_IF_ERROR(ParseWindow2D(*context, &window));
-    MACE_RETURN_IF_ERROR(
-        CheckWindowRange(*context, window, dims_.kernel_h, dims_.kernel_w));
-    Pads2D pads;
-    MACE_RETURN_IF_ERROR(ComputeWindowOutput(
-        *context, window, dims_.in_h, dims_.in_w, dims_.kernel_h,
-        dims_.kernel_w, &dims_.out_h, &dims_.out_w, &pads));
-    const Shape out_shape = {dims_.batch, dims_.out_h, dims_.out_w,
-                             dims_.out_c};
-    MACE_RETURN_IF_ERROR(
-        CheckOutputSize(*context, out_shape, dims_.kernel_h, dims_.kernel_w));
-    BuildWindowTaps(dims_.out_h, dims_.in_h, dims_.kernel_h, window.stride_h,
-                    window.dilation_h, pads.top, &rows_);
-    BuildWindowTaps(dims_.out_w, dims_.in_w, dims_.kernel_w, window.stride_w,
-                    window.dilation_w, pads.left, &cols_);
-
-    Tensor *output = context->output(0);
-    output->set_dtype(DT_FLOAT);
-    output->set_shape(out_shape);
-    return MaceStatus::MACE_SUCCESS;
+    return PrepareForwardWindow(context, &dims_, &rows_, &cols_);
   }
 
   MaceStatus Run(OpContext *context) override {

@@ -71,6 +71,13 @@ struct ConvDims {
 // y[n, oh, ow, oc] = act(bias[oc] + sum over row taps, column taps and the
 // input channels of oc's group of x[n, ih, iw, ic] * w[oc, kh, kw, ic']).
 // bias may be null. Parallel over output rows.
+// The forward sliding-window part of a convolution's Prepare, shared by
+// Conv2D and DepthwiseConv2d: reads the window arguments, computes the
+// output size (into dims->out_h/out_w), checks it, builds the row and
+// column taps and sets output 0 to float [N, out_h, out_w, out_c].
+MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
+                                AxisTaps *rows, AxisTaps *cols);
+
 void GroupedConvByTaps(const ConvDims &dims, const AxisTaps &rows,
                        const AxisTaps &cols, const float *x, const float *w,
                        const float *bias, const Activation &act, float *y,
