@@ -21,43 +21,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "mace/ops/eltwise_type.h"
 #include "mace/ops/common/broadcast_util.h"
 #include "mace/ops/common/elt_util.h"
 #include "mace/ops/op_registry.h"
 
 namespace mace {
 namespace {
-
-enum EltwiseType : int {
-  kSum = 0,
-  kSub = 1,
-  kProd = 2,
-  kDiv = 3,
-  kMin = 4,
-  kMax = 5,
-  kNeg = 6,
-  kAbs = 7,
-  kSqrDiff = 8,
-  kPow = 9,
-  kEqual = 10,
-  kFloorDiv = 11,
-  kClip = 12,
-  kSign = 13,
-  kSqrt = 15,
-  kRsqrt = 16,
-  kExp = 17,
-  kLog = 18,
-  kErf = 19,
-  kReciprocal = 20,
-  kFloor = 21,
-  kCeil = 22,
-  kGreater = 23,
-  kLess = 24,
-  kNotEqual = 25,
-  kRound = 26,
-  kSin = 27,
-  kCos = 28,
-};
 
 // What each type code is: its name for messages, whether it takes one
 // operand, whether it has an int32 kernel. Code 14 (MACE's NONE) is unused.

@@ -9,26 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "mace/ops/eltwise_type.h"
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/core/status.h"
 
 namespace mace {
 namespace converter {
 namespace {
-
-// MACE Eltwise type codes (mace/ops/eltwise.cc).
-enum EltwiseType : int {
-  kSum = 0,
-  kProd = 2,
-  kDiv = 3,
-  kMin = 4,
-  kMax = 5,
-  kNeg = 6,
-  kAbs = 7,
-  kClip = 12,
-  kExp = 17,
-  kLog = 18,
-};
 
 // Emits the ops one ONNX node lowers to: intermediates get fresh names
 // derived from the node's output (their ops take the same name), the op

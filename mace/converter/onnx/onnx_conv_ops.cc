@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mace/ops/eltwise_type.h"
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/core/status.h"
 
@@ -18,7 +19,6 @@ namespace {
 
 // MACE Pooling and Eltwise codes.
 enum PoolingType : int { kAvgPool = 1, kMaxPool = 2 };
-enum EltwiseType : int { kEltSum = 0, kEltProd = 2 };
 
 // Floor division, as the ONNX spec's Python formulas use for pads.
 int64_t FloorDiv(int64_t a, int64_t b) {
@@ -535,7 +535,7 @@ MaceStatus LowerGemm(const OnnxNode &node, OnnxContext *context) {
     return context->Emit(
         "Eltwise", context->Temp(node.name() + "__add_c"), {fc, node.Input(2)},
         {y},
-        {OpArg::Int("type", kEltSum), OpArg::Floats("coeff", {1.0f, beta})});
+        {OpArg::Int("type", kSum), OpArg::Floats("coeff", {1.0f, beta})});
   }
   const std::vector<OpArg> mm_args{OpArg::Int("transpose_a", trans_a != 0),
                                    OpArg::Int("transpose_b", trans_b != 0)};
@@ -548,12 +548,12 @@ MaceStatus LowerGemm(const OnnxNode &node, OnnxContext *context) {
   if (!has_c) {
     return context->Emit(
         "Eltwise", context->Temp(node.name() + "__alpha"), {ab}, {y},
-        {OpArg::Int("type", kEltProd), OpArg::Float("scalar_input", alpha)});
+        {OpArg::Int("type", kProd), OpArg::Float("scalar_input", alpha)});
   }
   return context->Emit(
       "Eltwise", context->Temp(node.name() + "__add_c"), {ab, node.Input(2)},
       {y},
-      {OpArg::Int("type", kEltSum), OpArg::Floats("coeff", {alpha, beta})});
+      {OpArg::Int("type", kSum), OpArg::Floats("coeff", {alpha, beta})});
 }
 
 // numpy matmul; a constant 2-D B under a 2-D A is a FullyConnected layer.

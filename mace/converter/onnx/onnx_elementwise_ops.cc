@@ -11,41 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "mace/ops/eltwise_type.h"
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/core/status.h"
 
 namespace mace {
 namespace converter {
 namespace {
-
-// MACE Eltwise type codes (mace/ops/eltwise.cc).
-enum EltwiseType : int {
-  kSum = 0,
-  kSub = 1,
-  kProd = 2,
-  kDiv = 3,
-  kMin = 4,
-  kMax = 5,
-  kNeg = 6,
-  kAbs = 7,
-  kPow = 9,
-  kEqual = 10,
-  kFloorDiv = 11,
-  kSign = 13,
-  kSqrt = 15,
-  kExp = 17,
-  kLog = 18,
-  kErf = 19,
-  kReciprocal = 20,
-  kFloor = 21,
-  kCeil = 22,
-  kGreater = 23,
-  kLess = 24,
-  kNotEqual = 25,
-  kRound = 26,
-  kSin = 27,
-  kCos = 28,
-};
 
 // Integers a float `scalar_input` carries exactly.
 constexpr double kMaxExactInt = 16777216.0;  // 2^24

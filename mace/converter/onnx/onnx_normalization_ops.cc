@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "mace/ops/eltwise_type.h"
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/core/status.h"
 
@@ -13,7 +14,6 @@ namespace {
 
 // MACE Reduce and Eltwise codes.
 enum ReduceType : int { kReduceMean = 0 };
-enum EltwiseType : int { kEltSum = 0, kEltSqrDiff = 8, kEltRsqrt = 16 };
 
 MaceStatus ExpectFloatInputs(const OnnxNode &node, OnnxContext *context) {
   for (int i = 0; i < node.num_inputs(); ++i) {
@@ -217,17 +217,17 @@ MaceStatus EmitLayerNormStats(const OnnxNode &node, OnnxContext *context,
   const std::string sq = context->Temp(node.name() + "__sq_dev");
   MACE_RETURN_IF_ERROR(
       context->Emit("Eltwise", context->Temp(node.name() + "__sq_dev"),
-                    {x, mean}, {sq}, {OpArg::Int("type", kEltSqrDiff)}));
+                    {x, mean}, {sq}, {OpArg::Int("type", kSqrDiff)}));
   const std::string var = context->Temp(node.name() + "__var");
   MACE_RETURN_IF_ERROR(context->Emit(
       "Reduce", context->Temp(node.name() + "__var"), {sq}, {var}, mean_args));
   const std::string var_eps = context->Temp(node.name() + "__var_eps");
   MACE_RETURN_IF_ERROR(context->Emit(
       "Eltwise", context->Temp(node.name() + "__add_eps"), {var}, {var_eps},
-      {OpArg::Int("type", kEltSum), OpArg::Float("scalar_input", epsilon)}));
+      {OpArg::Int("type", kSum), OpArg::Float("scalar_input", epsilon)}));
   return context->Emit("Eltwise", context->Temp(node.name() + "__rsqrt"),
                        {var_eps}, {node.Output(2)},
-                       {OpArg::Int("type", kEltRsqrt)});
+                       {OpArg::Int("type", kRsqrt)});
 }
 
 MaceStatus LowerLayerNorm(const OnnxNode &node, OnnxContext *context) {

@@ -11,24 +11,15 @@
 
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/core/status.h"
+#include "mace/ops/eltwise_type.h"
 
 namespace mace {
 namespace converter {
 namespace {
 
-// MACE Reduce codes.
+// MACE Reduce codes (their names shadow Eltwise's, which are written
+// EltwiseType::k... here).
 enum ReduceType : int { kMean = 0, kMin = 1, kMax = 2, kProd = 3, kSum = 4 };
-// MACE Eltwise codes.
-enum EltwiseType : int {
-  kEltSum = 0,
-  kEltSub = 1,
-  kEltProd = 2,
-  kEltAbs = 7,
-  kEltSqrt = 15,
-  kEltExp = 17,
-  kEltLog = 18,
-};
-
 // The ONNX reductions: which MACE reduction, which Eltwise steps before
 // and after it.
 enum class Kind { kPlain, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
@@ -176,11 +167,13 @@ MaceStatus EmitLogSumExp(const OnnxNode &node, OnnxContext *context,
   Chain max(node, context);
   MACE_RETURN_IF_ERROR(max.Reduce(kMax, attrs, true, false));
   Chain chain(node, context);
-  MACE_RETURN_IF_ERROR(chain.Eltwise(kEltSub, {max.current()}, false));
-  MACE_RETURN_IF_ERROR(chain.Eltwise(kEltExp, {}, false));
+  MACE_RETURN_IF_ERROR(
+      chain.Eltwise(EltwiseType::kSub, {max.current()}, false));
+  MACE_RETURN_IF_ERROR(chain.Eltwise(EltwiseType::kExp, {}, false));
   MACE_RETURN_IF_ERROR(chain.Reduce(kSum, attrs, true, false));
-  MACE_RETURN_IF_ERROR(chain.Eltwise(kEltLog, {}, false));
-  MACE_RETURN_IF_ERROR(chain.Eltwise(kEltSum, {max.current()}, attrs.keepdims));
+  MACE_RETURN_IF_ERROR(chain.Eltwise(EltwiseType::kLog, {}, false));
+  MACE_RETURN_IF_ERROR(
+      chain.Eltwise(EltwiseType::kSum, {max.current()}, attrs.keepdims));
   if (attrs.keepdims) return MaceStatus::MACE_SUCCESS;
   return chain.Reshape(ReducedShape(x.shape(), attrs));
 }
@@ -193,18 +186,20 @@ MaceStatus EmitReduction(const OnnxNode &node, OnnxContext *context,
     case Kind::kPlain:
       return chain.Reduce(type, attrs, attrs.keepdims, true);
     case Kind::kL1:
-      MACE_RETURN_IF_ERROR(chain.Eltwise(kEltAbs, {}, false));
+      MACE_RETURN_IF_ERROR(chain.Eltwise(EltwiseType::kAbs, {}, false));
       return chain.Reduce(kSum, attrs, attrs.keepdims, true);
     case Kind::kSumSquare:
-      MACE_RETURN_IF_ERROR(chain.Eltwise(kEltProd, {node.Input(0)}, false));
+      MACE_RETURN_IF_ERROR(
+          chain.Eltwise(EltwiseType::kProd, {node.Input(0)}, false));
       return chain.Reduce(kSum, attrs, attrs.keepdims, true);
     case Kind::kL2:
-      MACE_RETURN_IF_ERROR(chain.Eltwise(kEltProd, {node.Input(0)}, false));
+      MACE_RETURN_IF_ERROR(
+          chain.Eltwise(EltwiseType::kProd, {node.Input(0)}, false));
       MACE_RETURN_IF_ERROR(chain.Reduce(kSum, attrs, attrs.keepdims, false));
-      return chain.Eltwise(kEltSqrt, {}, true);
+      return chain.Eltwise(EltwiseType::kSqrt, {}, true);
     case Kind::kLogSum:
       MACE_RETURN_IF_ERROR(chain.Reduce(kSum, attrs, attrs.keepdims, false));
-      return chain.Eltwise(kEltLog, {}, true);
+      return chain.Eltwise(EltwiseType::kLog, {}, true);
     case Kind::kLogSumExp:
       return EmitLogSumExp(node, context, x, attrs);
   }
@@ -219,11 +214,11 @@ MaceStatus EmitNoop(const OnnxNode &node, OnnxContext *context, Kind kind) {
   switch (kind) {
     case Kind::kL1:
     case Kind::kL2:
-      return chain.Eltwise(kEltAbs, {}, true);
+      return chain.Eltwise(EltwiseType::kAbs, {}, true);
     case Kind::kSumSquare:
-      return chain.Eltwise(kEltProd, {node.Input(0)}, true);
+      return chain.Eltwise(EltwiseType::kProd, {node.Input(0)}, true);
     case Kind::kLogSum:
-      return chain.Eltwise(kEltLog, {}, true);
+      return chain.Eltwise(EltwiseType::kLog, {}, true);
     default:
       return context->Emit("Identity", node.name(), {node.Input(0)},
                            {node.Output(0)});
