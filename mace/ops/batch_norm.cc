@@ -1,7 +1,9 @@
 // BatchNorm (inference): y = act(x * s + o) per channel (last axis), where
 // with inputs (x, scale, offset) s, o are the folded scale and offset, and
 // with (x, scale, offset, mean, var) s = scale / sqrt(var + epsilon) and
-// o = offset - mean * s.
+// o = offset - mean * s. With a fused PRELU its slope ([C] or [1]) is one
+// more, last, input: (x, scale, offset, slope) or (x, scale, offset, mean,
+// var, slope).
 
 #include <algorithm>
 #include <cmath>
@@ -19,15 +21,21 @@ constexpr float kDefaultEpsilon = 1e-4f;
 class BatchNormOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(3, 5));
-    if (context->num_inputs() == 4) {
+    MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
+    const bool prelu = activation_.type == ActivationType::kPRelu;
+    // Inputs before a fused PRELU's slope.
+    const int params = context->num_inputs() - (prelu ? 1 : 0);
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(3, prelu ? 6 : 5));
+    if (params != 3 && params != 5) {
       return context->InvalidArgs(
           "expects 3 inputs (x, scale, offset) or 5 (x, scale, offset, mean, "
-          "var), got 4");
+          "var)",
+          prelu ? ", then the PRELU slope" : "", ", got ",
+          context->num_inputs());
     }
+    param_count_ = params;
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(RejectNchw(*context));
-    MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(
         GetNonNegativeFloat(*context, "epsilon", kDefaultEpsilon, &epsilon_));
     MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
@@ -35,9 +43,11 @@ class BatchNormOp : public Operation {
     const Tensor &input = context->input(0);
     channels_ = input.dim(-1);
     static const char *const kNames[] = {"x", "scale", "offset", "mean", "var"};
-    for (int i = 1; i < context->num_inputs(); ++i) {
+    for (int i = 1; i < param_count_; ++i) {
       MACE_RETURN_IF_ERROR(ExpectVector(*context, i, kNames[i], channels_));
     }
+    MACE_RETURN_IF_ERROR(
+        CheckFusedPReluSlope(*context, activation_, param_count_, channels_));
     // Folded scale and offset, computed at the start of each Run since the
     // parameters need not be constants.
     context->RequestScratch(2 * channels_ * sizeof(float));
@@ -58,6 +68,22 @@ class BatchNormOp : public Operation {
     const int64_t pixels = channels > 0 ? input.size() / channels : 0;
     const Activation act = activation_;
     const int64_t grain = GrainFor(channels);
+    if (act.type == ActivationType::kPRelu) {
+      const PReluSlope slope =
+          FusedPReluSlope(*context, activation_, param_count_);
+      context->thread_pool()->ParallelFor(
+          0, pixels, grain, [&](int64_t begin, int64_t end) {
+            for (int64_t p = begin; p < end; ++p) {
+              const float *xp = x + p * channels;
+              float *yp = y + p * channels;
+              for (int64_t c = 0; c < channels; ++c) {
+                const float v = xp[c] * scale[c] + offset[c];
+                yp[c] = v >= 0.0f ? v : v * slope.at(c);
+              }
+            }
+          });
+      return MaceStatus::MACE_SUCCESS;
+    }
     context->thread_pool()->ParallelFor(
         0, pixels, grain, [&](int64_t begin, int64_t end) {
           for (int64_t p = begin; p < end; ++p) {
@@ -80,7 +106,7 @@ class BatchNormOp : public Operation {
                       float *offset) const {
     const float *in_scale = context.input(1).data<float>();
     const float *in_offset = context.input(2).data<float>();
-    if (context.num_inputs() == 3) {
+    if (param_count_ == 3) {
       std::copy(in_scale, in_scale + channels_, scale);
       std::copy(in_offset, in_offset + channels_, offset);
       return;
@@ -96,6 +122,7 @@ class BatchNormOp : public Operation {
   Activation activation_;
   float epsilon_ = kDefaultEpsilon;
   int64_t channels_ = 0;
+  int param_count_ = 3;  // inputs before a fused PRELU's slope: 3 or 5
 };
 
 }  // namespace

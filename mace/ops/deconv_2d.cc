@@ -2,9 +2,10 @@
 //
 // Deconv2D: input [N, H, W, Cin], filter [Cout, Kh, Kw, Cin / group], then
 // either an optional bias [Cout], or (TensorFlow models) an int32 constant
-// output_shape [4] followed by an optional bias. Filter and bias may be
-// constants or values fed at run time (only their shapes are needed in
-// Prepare).
+// output_shape [4] followed by an optional bias. With a fused PRELU the
+// bias is required and the slope ([Cout] or [1]) follows it as the last
+// input. Filter, bias and slope may be constants or values fed at run time
+// (only their shapes are needed in Prepare).
 // DepthwiseDeconv2d: filter [Kh, Kw, C, multiplier], output channel
 // c * multiplier + m from input channel c; `group`, if given, must be C.
 //
@@ -40,9 +41,10 @@ class DeconvOp : public Operation {
 
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 4));
+    MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
+    const bool prelu = activation_.type == ActivationType::kPRelu;
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, prelu ? 5 : 4));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
-    MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
     MACE_RETURN_IF_ERROR(ClassifyInputs(*context));
@@ -51,6 +53,8 @@ class DeconvOp : public Operation {
     if (bias_index_ >= 0) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, bias_index_, dims_.out_c));
     }
+    MACE_RETURN_IF_ERROR(
+        CheckFusedPReluSlope(*context, activation_, slope_index_, dims_.out_c));
     MACE_RETURN_IF_ERROR(ComputeOutput(*context));
     const Shape out_shape = {dims_.batch, dims_.out_h, dims_.out_w,
                              dims_.out_c};
@@ -68,12 +72,14 @@ class DeconvOp : public Operation {
     const float *x = context->input(0).data<float>();
     const float *w = context->input(1).data<float>();
     float *y = context->output(0)->mutable_data<float>();
+    const PReluSlope slope =
+        FusedPReluSlope(*context, activation_, slope_index_);
     if (depthwise_) {
       DepthwiseConvByTaps(dims_, rows_, cols_, x, w, bias, activation_, y,
-                          context->thread_pool());
+                          context->thread_pool(), slope);
     } else {
       GroupedConvByTaps(dims_, rows_, cols_, x, w, bias, activation_, y,
-                        context->thread_pool());
+                        context->thread_pool(), slope);
     }
     return MaceStatus::MACE_SUCCESS;
   }
@@ -87,16 +93,24 @@ class DeconvOp : public Operation {
   }
 
  private:
-  // An int32 input 2 is TensorFlow's output_shape; bias follows it.
+  // An int32 input 2 is TensorFlow's output_shape; bias follows it. A
+  // fused PRELU's slope is the last input, after the (required) bias.
   MaceStatus ClassifyInputs(const OpContext &context) {
-    const int n = context.num_inputs();
+    const bool prelu = activation_.type == ActivationType::kPRelu;
+    const int n = context.num_inputs() - (prelu ? 1 : 0);
     const bool has_shape_input = n >= 3 && context.input(2).dtype() == DT_INT32;
     if (n == 4 && !has_shape_input) {
       return context.InvalidArgs(
-          "with 4 inputs, input 2 must be the int32 output_shape");
+          "with 4 inputs", prelu ? " before the PRELU slope" : "",
+          ", input 2 must be the int32 output_shape");
     }
     shape_index_ = has_shape_input ? 2 : -1;
     bias_index_ = has_shape_input ? (n == 4 ? 3 : -1) : (n == 3 ? 2 : -1);
+    slope_index_ = prelu ? n : -1;
+    if (prelu && bias_index_ < 0) {
+      return context.InvalidArgs(
+          "a fused PRELU needs a bias, then its slope, as the last inputs");
+    }
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -308,6 +322,7 @@ class DeconvOp : public Operation {
   const bool depthwise_;
   int shape_index_ = -1;
   int bias_index_ = -1;
+  int slope_index_ = -1;
   Activation activation_;
   ConvDims dims_;
   AxisTaps rows_;

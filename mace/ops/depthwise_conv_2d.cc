@@ -1,9 +1,10 @@
 // DepthwiseConv2d: each input channel convolved with its own `multiplier`
 // filters, with a fused bias and activation.
 //   inputs:  input [N, H, W, C], filter [Kh, Kw, C, multiplier], optional
-//            bias [C * multiplier]; filter and bias may be constants or
-//            values fed at run time (only their shapes are needed in
-//            Prepare);
+//            bias [C * multiplier], then, with a fused PRELU (bias then
+//            required), its slope [C * multiplier] or [1]; filter, bias and
+//            slope may be constants or values fed at run time (only their
+//            shapes are needed in Prepare);
 //   args:    strides, dilations, padding, padding_values, round_mode (see
 //            conv_pool_util.h), group (optional, must equal C), fused
 //            activation;
@@ -16,30 +17,42 @@
 namespace mace {
 namespace {
 
+// A fused PRELU's slope follows the (then required) bias.
+constexpr int kSlopeIndex = 3;
+
 class DepthwiseConv2dOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 3));
+    MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
+    const bool prelu = activation_.type == ActivationType::kPRelu;
+    if (prelu && context->num_inputs() != 4) {
+      return context->InvalidArgs(
+          "a fused PRELU needs 4 inputs (input, filter, bias, slope), got ",
+          context->num_inputs());
+    }
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, prelu ? 4 : 3));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
-    MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
     MACE_RETURN_IF_ERROR(ReadDims(*context));
-    if (context->num_inputs() == 3) {
+    if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
+    MACE_RETURN_IF_ERROR(
+        CheckFusedPReluSlope(*context, activation_, kSlopeIndex, dims_.out_c));
 
     return PrepareForwardWindow(context, &dims_, &rows_, &cols_);
   }
 
   MaceStatus Run(OpContext *context) override {
     const float *bias =
-        context->num_inputs() == 3 ? context->input(2).data<float>() : nullptr;
+        context->num_inputs() >= 3 ? context->input(2).data<float>() : nullptr;
     DepthwiseConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
                         context->input(1).data<float>(), bias, activation_,
                         context->output(0)->mutable_data<float>(),
-                        context->thread_pool());
+                        context->thread_pool(),
+                        FusedPReluSlope(*context, activation_, kSlopeIndex));
     return MaceStatus::MACE_SUCCESS;
   }
 

@@ -1091,6 +1091,156 @@ TEST(DefaultPassesTest, AreIdempotent) {
       RunDefaultPasses);
 }
 
+// ---- FuseActivation: PRELU -------------------------------------------------
+
+const std::vector<OpArg> kPRelu = {OpArg::String("activation", "PRELU")};
+
+// Adds constant "slope" of `size` values and Activation PRELU "act" of
+// `input`, the graph output.
+void AddPRelu(GraphBuilder *graph, const std::string &input, int64_t size) {
+  Constant(graph, "slope", {size}, 31, -0.5f, 0.5f);
+  Op(graph, "Activation", "act", {input, "slope"}, kPRelu);
+  Output(graph, "act");
+}
+
+TEST(FuseActivationTest, FusesPReluIntoDepthwiseAndDeconvolutions) {
+  for (const char *type :
+       {"DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d"}) {
+    for (bool bias : {true, false}) {
+      for (int64_t slope_size : {kChannels, int64_t{1}}) {
+        SCOPED_TRACE(std::string(type) + (bias ? " with bias" : "") +
+                     ", slope size " + std::to_string(slope_size));
+        const NetDef net = ExpectRewrite(
+            [&](GraphBuilder *graph) {
+              AddWeighted(graph, type, "conv", bias);
+              AddPRelu(graph, "conv", slope_size);
+            },
+            {FuseActivation}, {std::string(type)});
+        const OperatorDef &op = OpAt(net, 0);
+        EXPECT_EQ(Activation(op), "PRELU");
+        EXPECT_EQ(op.output(0), "act");
+        // x, filter, bias (a zero constant when there was none), slope.
+        ASSERT_EQ(op.input_size(), 4);
+        if (bias) {
+          EXPECT_EQ(op.input(2), "b");
+        }
+        EXPECT_EQ(op.input(3), "slope");
+      }
+    }
+  }
+}
+
+TEST(FuseActivationTest, FusesPReluAfterATfDeconvOutputShape) {
+  for (bool bias : {true, false}) {
+    SCOPED_TRACE(bias ? "with bias" : "without bias");
+    const NetDef net = ExpectRewrite(
+        [&](GraphBuilder *graph) {
+          Input(graph, "x", {1, 3, 5, 4});
+          Constant(graph, "w", {kChannels, 3, 3, 4}, 11);
+          graph->AddConstantInt("shape", {4}, {1, 5, 9, kChannels});
+          std::vector<std::string> inputs = {"x", "w", "shape"};
+          if (bias) {
+            Constant(graph, "b", {kChannels}, 12);
+            inputs.push_back("b");
+          }
+          Op(graph, "Deconv2D", "deconv", inputs,
+             {OpArg::Ints("strides", {2, 2}), OpArg::Int("padding", 1)});
+          AddPRelu(graph, "deconv", kChannels);
+        },
+        {FuseActivation}, {"Deconv2D"});
+    const OperatorDef &op = OpAt(net, 0);
+    ASSERT_EQ(op.input_size(), 5);  // x, filter, output_shape, bias, slope
+    EXPECT_EQ(op.input(2), "shape");
+    EXPECT_EQ(op.input(4), "slope");
+  }
+}
+
+TEST(FuseActivationTest, FusesPReluIntoBatchNorm) {
+  for (bool with_statistics : {true, false}) {
+    for (int64_t slope_size : {kChannels, int64_t{1}}) {
+      SCOPED_TRACE(std::string(with_statistics ? "statistics" : "folded") +
+                   ", slope size " + std::to_string(slope_size));
+      const NetDef net = ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            Input(graph, "x", {2, 3, 4, kChannels});
+            AddBatchNorm(graph, "bn", "x", with_statistics);
+            AddPRelu(graph, "bn", slope_size);
+          },
+          {FuseActivation}, {"BatchNorm"});
+      const OperatorDef &op = OpAt(net, 0);
+      EXPECT_EQ(Activation(op), "PRELU");
+      ASSERT_EQ(op.input_size(), with_statistics ? 6 : 4);
+      EXPECT_EQ(op.input(op.input_size() - 1), "slope");
+    }
+  }
+}
+
+TEST(FuseActivationTest, LeavesAPReluWhoseSlopeIsNotConstant) {
+  for (const char *type : {"DepthwiseConv2d", "BatchNorm"}) {
+    SCOPED_TRACE(type);
+    ExpectUnchanged(
+        [&](GraphBuilder *graph) {
+          if (std::string(type) == "BatchNorm") {
+            Input(graph, "x", {2, 3, 4, kChannels});
+            AddBatchNorm(graph, "op", "x", false);
+          } else {
+            AddWeighted(graph, type, "op", true);
+          }
+          Input(graph, "slope", {kChannels});
+          Op(graph, "Activation", "act", {"op", "slope"}, kPRelu);
+          Output(graph, "act");
+        },
+        FuseActivation);
+  }
+}
+
+TEST(FuseActivationTest, LeavesAPReluAfterOpsWithoutASlopeInput) {
+  for (const char *type : {"Conv2D", "FullyConnected"}) {
+    SCOPED_TRACE(type);
+    ExpectUnchanged(
+        [&](GraphBuilder *graph) {
+          AddWeighted(graph, type, "op", true);
+          AddPRelu(graph, "op", kChannels);
+        },
+        FuseActivation);
+  }
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, kChannels});
+        Constant(graph, "b", {kChannels}, 12);
+        Op(graph, "BiasAdd", "add", {"x", "b"});
+        AddPRelu(graph, "add", kChannels);
+      },
+      FuseActivation);
+}
+
+TEST(FuseActivationTest, LeavesAPReluAfterAnOpWithAnActivation) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3, 4, kChannels});
+        AddBatchNorm(graph, "bn", "x", false,
+                     {OpArg::String("activation", "RELU")});
+        AddPRelu(graph, "bn", kChannels);
+      },
+      FuseActivation);
+}
+
+TEST(DefaultPassesTest, FoldBatchNormThenFusePReluIntoADepthwiseConv) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "DepthwiseConv2d", "dw", false);
+        AddBatchNorm(graph, "bn", "dw", true);
+        AddPRelu(graph, "bn", kChannels);
+      },
+      {RunDefaultPasses}, {"DepthwiseConv2d"});
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "DepthwiseConv2d", "dw", true);
+        AddPRelu(graph, "dw", kChannels);
+      },
+      RunDefaultPasses);
+}
+
 }  // namespace
 }  // namespace converter
 }  // namespace mace

@@ -1,6 +1,7 @@
 // BatchNorm against a float64 reference, channel = last axis:
 //   y = act(scale * (x - mean) / sqrt(var + eps) + offset), or with folded
-//   parameters y = act(scale * x + offset).
+//   parameters y = act(scale * x + offset). A fused PRELU takes its slope
+//   as the last input.
 
 #include <algorithm>
 #include <cmath>
@@ -185,6 +186,76 @@ TEST(BatchNormTest, ScalarInputIsAnError) {
   MaceStatus status = t.Run();
   EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
   EXPECT_NE(status.information().find("rank"), std::string::npos)
+      << status.information();
+}
+
+// The reference followed by PRELU with `slope` (1 or C values).
+std::vector<double> ReferencePReluBn(const std::vector<float> &x,
+                                     const BnParams &p, double eps,
+                                     const std::vector<float> &slope) {
+  std::vector<double> y = ReferenceBn(x, p, eps, 0);
+  const size_t channels = p.scale.size();
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double a = slope[slope.size() == 1 ? 0 : i % channels];
+    if (y[i] < 0) y[i] *= a;
+  }
+  return y;
+}
+
+TEST(BatchNormTest, FusedPReluMatchesReference) {
+  const std::vector<int64_t> shape = {2, 5, 4, 7};
+  const auto x = RandomFloats(Product(shape), -3, 3, 59);
+  for (bool folded : {false, true}) {
+    for (int slope_size : {7, 1}) {
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::string(folded ? "folded" : "statistics") +
+                     ", slope size " + std::to_string(slope_size));
+        const BnParams p = RandomParams(7, folded);
+        const auto slope = RandomFloats(slope_size, -0.5f, 0.5f, 60);
+        OpTester t("BatchNorm");
+        t.Input("x", shape, x);
+        AddParams(&t, p);
+        t.Constant("slope", {slope_size}, slope);
+        t.Output("y")
+            .ArgFloat("epsilon", 1e-3f)
+            .ArgString("activation", "PRELU")
+            .Threads(threads);
+        const MaceStatus status = t.Run();
+        ASSERT_EQ(status.code(), MaceStatus::MACE_SUCCESS)
+            << status.information();
+        EXPECT_TRUE(AllClose(t.output(0).floats,
+                             ReferencePReluBn(x, p, 1e-3, slope)));
+      }
+    }
+  }
+}
+
+TEST(BatchNormTest, FusedPReluSlopeSizeMismatchIsAnError) {
+  OpTester t("BatchNorm", "bn2");
+  t.Input("x", {1, 2, 2, 3}, RandomFloats(12))
+      .Constant("scale", {3}, RandomFloats(3))
+      .Constant("offset", {3}, RandomFloats(3))
+      .Constant("slope", {2}, RandomFloats(2))
+      .Output("y")
+      .ArgString("activation", "PRELU");
+  const MaceStatus status = t.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("slope"), std::string::npos)
+      << status.information();
+  EXPECT_NE(status.information().find("bn2"), std::string::npos)
+      << status.information();
+}
+
+TEST(BatchNormTest, FusedPReluWithoutSlopeIsAnError) {
+  OpTester t("BatchNorm");
+  t.Input("x", {1, 2, 2, 3}, RandomFloats(12))
+      .Constant("scale", {3}, RandomFloats(3))
+      .Constant("offset", {3}, RandomFloats(3))
+      .Output("y")
+      .ArgString("activation", "PRELU");
+  const MaceStatus status = t.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("PRELU"), std::string::npos)
       << status.information();
 }
 

@@ -1,7 +1,8 @@
 // Deconv2D and DepthwiseDeconv2d against a float64 reference that scatters
 // each input pixel into the full output, full[i * s + k * d] += x[i] * w[k],
 // and then crops pad_top / pad_left off the front (output o is full index
-// o + pad_begin; indices past the full output hold only the bias).
+// o + pad_begin; indices past the full output hold only the bias). A
+// fused PRELU takes its slope as the last input, after the bias.
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +35,7 @@ struct DeconvSpec {
   float max_limit = 6.0f;
   float coefficient = 0.0f;
   bool fed_weights = false;  // filter and bias as graph inputs fed at Run
+  std::vector<float> slope;  // PRELU: 1 or Cout values
 };
 
 int64_t OutChannels(const DeconvSpec &s) {
@@ -45,7 +47,11 @@ std::vector<int64_t> FilterShape(const DeconvSpec &s) {
   return {s.out_c, s.kernel_h, s.kernel_w, s.input[3] / s.group};
 }
 
-double RefActivate(const DeconvSpec &s, double v) {
+double RefActivate(const DeconvSpec &s, double v, int64_t channel) {
+  if (s.activation == "PRELU") {
+    const size_t c = s.slope.size() == 1 ? 0 : static_cast<size_t>(channel);
+    return v >= 0 ? v : v * s.slope[c];
+  }
   if (s.activation == "RELU") return std::max(v, 0.0);
   if (s.activation == "RELUX") {
     return std::min(std::max(v, 0.0), static_cast<double>(s.max_limit));
@@ -112,7 +118,7 @@ std::vector<double> RefDeconv(const DeconvSpec &s, const std::vector<float> &x,
   for (int64_t p = 0; p < n * oh_n * ow_n; ++p)
     for (int64_t oc = 0; oc < cout; ++oc) {
       double &v = y[p * cout + oc];
-      v = RefActivate(s, v + (b.empty() ? 0.0 : b[oc]));
+      v = RefActivate(s, v + (b.empty() ? 0.0 : b[oc]), oc);
     }
   return y;
 }
@@ -132,6 +138,12 @@ void AddRest(const DeconvSpec &s, const std::vector<float> &b, OpTester *t) {
     t->Input("b", {OutChannels(s)}, b);
   } else if (s.bias) {
     t->Constant("b", {OutChannels(s)}, b);
+  }
+  const int64_t slope_size = static_cast<int64_t>(s.slope.size());
+  if (slope_size > 0 && s.fed_weights) {
+    t->Input("slope", {slope_size}, s.slope);
+  } else if (slope_size > 0) {
+    t->Constant("slope", {slope_size}, s.slope);
   }
   if (s.strides != std::vector<int64_t>{1, 1}) t->ArgInts("strides", s.strides);
   if (s.dilations != std::vector<int64_t>{1, 1}) {
@@ -476,6 +488,67 @@ TEST(DepthwiseDeconv2dTest, FilterChannelMismatchAndBadGroupAreErrors) {
   EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
   EXPECT_NE(status.information().find("group"), std::string::npos)
       << status.information();
+}
+
+TEST(Deconv2dTest, FusedPReluMatchesReference) {
+  for (int threads : {1, 2}) {
+    DeconvSpec s = Spec({1, 4, 5, 4}, 6, 3, 3);
+    s.strides = {2, 2};
+    s.pads = {1, 1, 1, 1};
+    s.group = 2;
+    s.activation = "PRELU";
+    s.slope = RandomFloats(6, -0.5f, 0.5f, 44);
+    CheckDeconv(s, threads);
+    s.slope = {-0.3f};  // one slope shared by every channel
+    CheckDeconv(s, threads);
+    // TF form: the slope follows output_shape and bias.
+    s = Spec({1, 3, 5, 3}, 4, 3, 3);
+    s.strides = {2, 2};
+    s.padding = 1;
+    s.output_shape = {1, 5, 9, 4};
+    s.activation = "PRELU";
+    s.slope = RandomFloats(4, -0.5f, 0.5f, 45);
+    CheckDeconv(s, threads);
+  }
+}
+
+TEST(DepthwiseDeconv2dTest, FusedPReluMatchesReference) {
+  for (int threads : {1, 2}) {
+    DeconvSpec s = DwSpec({1, 4, 5, 3}, 2, 3, 3);
+    s.strides = {2, 2};
+    s.pads = {1, 1, 1, 1};
+    s.activation = "PRELU";
+    s.slope = RandomFloats(6, -0.5f, 0.5f, 46);
+    CheckDeconv(s, threads);
+    s.fed_weights = true;  // slope fed at run time, as filter and bias
+    CheckDeconv(s, threads);
+    s.slope = {0.2f};
+    CheckDeconv(s, threads);
+  }
+}
+
+TEST(Deconv2dTest, FusedPReluSlopeSizeMismatchIsAnError) {
+  for (bool depthwise : {false, true}) {
+    DeconvSpec s = depthwise ? DwSpec({1, 4, 4, 3}, 2, 3, 3)
+                             : Spec({1, 4, 4, 3}, 6, 3, 3);
+    s.activation = "PRELU";
+    s.slope = RandomFloats(4);  // 6 output channels
+    const std::string msg = DeconvError(s, FilterShape(s));
+    EXPECT_NE(msg.find("slope"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("deconv"), std::string::npos) << msg;
+  }
+}
+
+TEST(Deconv2dTest, FusedPReluWithoutBiasIsAnError) {
+  for (bool depthwise : {false, true}) {
+    DeconvSpec s = depthwise ? DwSpec({1, 4, 4, 3}, 2, 3, 3)
+                             : Spec({1, 4, 4, 3}, 6, 3, 3);
+    s.activation = "PRELU";
+    s.slope = RandomFloats(6);
+    s.bias = false;
+    const std::string msg = DeconvError(s, FilterShape(s));
+    EXPECT_NE(msg.find("PRELU"), std::string::npos) << msg;
+  }
 }
 
 }  // namespace

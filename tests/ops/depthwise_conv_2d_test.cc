@@ -1,11 +1,13 @@
 // DepthwiseConv2d against a float64 reference written from the definition:
 // y[n, oh, ow, c * M + m] = act(b[c * M + m] + sum over kh, kw of
 //   x[n, oh * sh - pad_top + kh * dh, ow * sw - pad_left + kw * dw, c] *
-//   w[kh, kw, c, m]), cells outside the input reading zero.
+//   w[kh, kw, c, m]), cells outside the input reading zero. A fused PRELU
+//   takes its slope as input 3, after the bias.
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -28,9 +30,14 @@ struct DwSpec {
   float max_limit = 6.0f;
   float coefficient = 0.0f;
   bool fed_weights = false;  // filter and bias as graph inputs fed at Run
+  std::vector<float> slope;  // PRELU: 1 or C * multiplier values
 };
 
-double RefActivate(const DwSpec &s, double v) {
+double RefActivate(const DwSpec &s, double v, int64_t channel) {
+  if (s.activation == "PRELU") {
+    const size_t c = s.slope.size() == 1 ? 0 : static_cast<size_t>(channel);
+    return v >= 0 ? v : v * s.slope[c];
+  }
   if (s.activation == "RELU") return std::max(v, 0.0);
   if (s.activation == "RELUX") {
     return std::min(std::max(v, 0.0), static_cast<double>(s.max_limit));
@@ -86,7 +93,7 @@ std::vector<double> RefDepthwise(const DwSpec &s, const std::vector<float> &x,
                     w[((i * kw + j) * ch + c) * mult + m];
               }
             y[(((in * oh_n + oh) * ow_n + ow) * ch + c) * mult + m] =
-                RefActivate(s, sum);
+                RefActivate(s, sum, c * mult + m);
           }
   return y;
 }
@@ -118,12 +125,15 @@ void CheckDepthwise(const DwSpec &s, int threads = 1,
       s.bias ? RandomFloats(out_c, -1, 1, 33) : std::vector<float>();
   OpTester t("DepthwiseConv2d");
   t.Input("x", s.input, x);
+  const int64_t slope_size = static_cast<int64_t>(s.slope.size());
   if (s.fed_weights) {
     t.Input("w", FilterShape(s), w);
     if (s.bias) t.Input("b", {out_c}, b);
+    if (slope_size > 0) t.Input("slope", {slope_size}, s.slope);
   } else {
     t.Constant("w", FilterShape(s), w);
     if (s.bias) t.Constant("b", {out_c}, b);
+    if (slope_size > 0) t.Constant("slope", {slope_size}, s.slope);
   }
   t.Output("y").Threads(threads).Storage(storage);
   AddArgs(s, &t);
@@ -305,6 +315,56 @@ TEST(DepthwiseConv2dTest, BiasOfWrongSizeIsAnError) {
   EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
   EXPECT_NE(status.information().find("bias"), std::string::npos)
       << status.information();
+}
+
+TEST(DepthwiseConv2dTest, FusedPReluMatchesReference) {
+  for (int threads : {1, 2}) {
+    DwSpec s = Spec({2, 6, 7, 5}, 2, 3, 3);
+    s.padding = 1;
+    s.activation = "PRELU";
+    s.slope = RandomFloats(10, -0.5f, 0.5f, 34);
+    CheckDepthwise(s, threads);
+    s.slope = {0.25f};  // one slope shared by every channel
+    CheckDepthwise(s, threads);
+    s.slope = RandomFloats(10, -0.5f, 0.5f, 35);
+    s.fed_weights = true;  // slope fed at run time, as filter and bias
+    s.strides = {2, 1};
+    CheckDepthwise(s, threads);
+  }
+}
+
+// Runs a DepthwiseConv2d with a fused PRELU on input x [1, 5, 5, 3] and
+// filter [3, 3, 3, 2] (6 output channels) with `extra` constants after the
+// filter; returns the status.
+MaceStatus RunPRelu(const std::vector<std::pair<std::string, int64_t>> &extra) {
+  OpTester t("DepthwiseConv2d", "dw");
+  t.Input("x", {1, 5, 5, 3}, RandomFloats(75))
+      .Constant("w", {3, 3, 3, 2}, RandomFloats(54));
+  for (const auto &input : extra) {
+    t.Constant(input.first, {input.second}, RandomFloats(input.second));
+  }
+  t.Output("y").ArgString("activation", "PRELU");
+  return t.Run();
+}
+
+TEST(DepthwiseConv2dTest, FusedPReluSlopeSizeMismatchIsAnError) {
+  const MaceStatus status = RunPRelu({{"b", 6}, {"slope", 3}});
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("slope"), std::string::npos)
+      << status.information();
+  EXPECT_NE(status.information().find("dw"), std::string::npos)
+      << status.information();
+}
+
+TEST(DepthwiseConv2dTest, FusedPReluWithoutBiasOrSlopeIsAnError) {
+  for (const auto &extra :
+       std::vector<std::vector<std::pair<std::string, int64_t>>>{
+           {}, {{"slope", 6}}, {{"b", 6}}}) {
+    const MaceStatus status = RunPRelu(extra);
+    EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+    EXPECT_NE(status.information().find("PRELU"), std::string::npos)
+        << status.information();
+  }
 }
 
 }  // namespace

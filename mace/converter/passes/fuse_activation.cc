@@ -1,8 +1,13 @@
 // Moves an Activation op into the op before it, whose kernel applies it in
 // its epilogue: Activation(conv(x)) = conv(x) with the activation fused.
-// PRELU stays an op (only the Activation op takes its slope tensor).
+// PRELU fuses only into the ops that take its slope as an extra last input
+// (DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d after their bias, created
+// as zeros when absent; BatchNorm after its parameters), and only when the
+// slope is a float constant of 1 or C values (C the output channels).
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "mace/converter/passes/fusion_utils.h"
 #include "mace/converter/passes/graph_utils.h"
@@ -22,10 +27,58 @@ bool AcceptsActivation(const OperatorDef &op) {
          !HasFusedActivation(op);
 }
 
+// Ops whose kernels take a fused PRELU's slope as their last input.
+bool AcceptsPRelu(const OperatorDef &op) {
+  static const std::set<std::string> kTypes = {
+      "DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d", "BatchNorm"};
+  return kTypes.count(op.type()) > 0;
+}
+
+bool IsPRelu(const OperatorDef &op) {
+  return StringArg(op, "activation", "NOOP") == "PRELU";
+}
+
 bool IsFusibleActivation(const OperatorDef &op) {
   return op.type() == "Activation" && op.input_size() == 1 &&
-         op.output_size() == 1 &&
-         StringArg(op, "activation", "NOOP") != "PRELU";
+         op.output_size() == 1 && !IsPRelu(op);
+}
+
+// An Activation PRELU of `producer`'s output whose slope is a float
+// constant of 1 or `channels` values.
+bool IsFusiblePRelu(const GraphBuilder &graph, const OperatorDef &op,
+                    const OperatorDef &producer, int64_t channels) {
+  if (op.type() != "Activation" || !IsPRelu(op) || op.input_size() != 2 ||
+      op.output_size() != 1 || op.input(0) != producer.output(0)) {
+    return false;
+  }
+  const Tensor *slope = graph.Find(op.input(1));
+  return slope != nullptr && graph.IsConstant(op.input(1)) &&
+         slope->dtype() == DT_FLOAT &&
+         (slope->size() == channels || slope->size() == 1);
+}
+
+// Where a convolution's bias is, or would go: the deconvolutions may carry
+// TensorFlow's int32 output_shape as input 2, before the bias.
+int BiasIndex(const GraphBuilder &graph, const OperatorDef &op) {
+  if (op.type() != "DepthwiseConv2d" && op.input_size() >= 3) {
+    const Tensor *third = graph.Find(op.input(2));
+    if (third != nullptr && third->dtype() == DT_INT32) return 3;
+  }
+  return 2;
+}
+
+// Appends a PRELU's slope to `op`'s inputs, after its bias (a new zero
+// constant when it has none) for the convolutions.
+void AppendSlope(GraphBuilder *graph, OperatorDef *op, int64_t channels,
+                 const std::string &slope) {
+  if (op->type() != "BatchNorm" &&
+      BiasIndex(*graph, *op) >= op->input_size()) {
+    const std::string bias = graph->UniqueName(op->name() + "__zero_bias");
+    graph->AddConstant(bias, {channels},
+                       std::vector<float>(static_cast<size_t>(channels), 0.0f));
+    op->add_input(bias);
+  }
+  op->add_input(slope);
 }
 
 MaceStatus TryFuse(GraphBuilder *graph, size_t index,
@@ -34,10 +87,23 @@ MaceStatus TryFuse(GraphBuilder *graph, size_t index,
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
   if (!AcceptsActivation(ops[index])) return MaceStatus::MACE_SUCCESS;
   const int act = SoleConsumer(*graph, consumers, ops[index].output(0));
-  if (act < 0 || !IsFusibleActivation(ops[act])) {
-    return MaceStatus::MACE_SUCCESS;
+  if (act < 0) return MaceStatus::MACE_SUCCESS;
+  if (IsFusibleActivation(ops[act])) {
+    CopyActivationArgs(ops[act], &ops[index]);
+  } else {
+    const Tensor *output = graph->Find(ops[index].output(0));
+    if (!AcceptsPRelu(ops[index]) || output == nullptr ||
+        output->rank() < 1) {
+      return MaceStatus::MACE_SUCCESS;
+    }
+    const int64_t channels = output->dim(-1);
+    if (!IsFusiblePRelu(*graph, ops[act], ops[index], channels)) {
+      return MaceStatus::MACE_SUCCESS;
+    }
+    const std::string slope = ops[act].input(1);
+    AppendSlope(graph, &ops[index], channels, slope);
+    CopyActivationArgs(ops[act], &ops[index]);
   }
-  CopyActivationArgs(ops[act], &ops[index]);
   const size_t producer = AbsorbConsumer(&ops, index, act);
   *fused = true;
   return graph->Reinfer(producer);

@@ -52,8 +52,10 @@ MaceStatus FoldBiasIntoConv(GraphBuilder *graph);
 // BatchNorm after a conv / fully connected layer goes into its filter and
 // bias (and its activation onto the layer).
 MaceStatus FoldBatchNormIntoConv(GraphBuilder *graph);
-// An Activation op (not PRELU) after an op with a fused activation slot
-// becomes that op's activation.
+// An Activation op after an op with a fused activation slot becomes that
+// op's activation; PRELU (with a constant slope, appended as the op's last
+// input) only into DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d and
+// BatchNorm.
 MaceStatus FuseActivation(GraphBuilder *graph);
 
 // The passes `mace convert` runs, in order.

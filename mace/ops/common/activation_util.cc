@@ -1,5 +1,6 @@
 #include "mace/ops/common/activation_util.h"
 
+#include <algorithm>
 #include <map>
 
 namespace mace {
@@ -61,6 +62,51 @@ MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
 void ActivateInPlace(const Activation &act, float *data, int64_t n) {
   if (act.type == ActivationType::kNoop) return;
   for (int64_t i = 0; i < n; ++i) data[i] = Activate(act, data[i]);
+}
+
+MaceStatus CheckFusedPReluSlope(const OpContext &context,
+                                const Activation &act, int slope_index,
+                                int64_t channels) {
+  if (act.type != ActivationType::kPRelu) return MaceStatus::MACE_SUCCESS;
+  if (slope_index < 0 || slope_index >= context.num_inputs()) {
+    return context.InvalidArgs("fused PRELU needs its slope as input ",
+                               slope_index, ", the op has ",
+                               context.num_inputs(), " inputs");
+  }
+  MACE_RETURN_IF_ERROR(context.ExpectDtype(slope_index, DT_FLOAT));
+  const Tensor &slope = context.input(slope_index);
+  if (slope.size() != channels && slope.size() != 1) {
+    return context.InvalidArgs("PRELU slope '", slope.name(), "' has ",
+                               slope.size(), " values, expected 1 or ",
+                               channels, " (the channel count)");
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+PReluSlope FusedPReluSlope(const OpContext &context, const Activation &act,
+                           int slope_index) {
+  PReluSlope slope;
+  if (act.type != ActivationType::kPRelu) return slope;
+  const Tensor &tensor = context.input(slope_index);
+  slope.values = tensor.data<float>();
+  slope.size = tensor.size();
+  return slope;
+}
+
+void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
+                              int64_t channels, float *data, int64_t n) {
+  if (act.type != ActivationType::kPRelu) {
+    ActivateInPlace(act, data, n);
+    return;
+  }
+  if (slope.values == nullptr || channels <= 0) return;
+  for (int64_t i = 0; i < n; i += channels) {
+    float *px = data + i;
+    const int64_t count = std::min(channels, n - i);
+    for (int64_t c = 0; c < count; ++c) {
+      if (px[c] < 0.0f) px[c] *= slope.at(c);
+    }
+  }
 }
 
 }  // namespace mace

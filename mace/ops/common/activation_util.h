@@ -30,10 +30,35 @@ struct Activation {
 };
 
 // Reads the activation arguments of `context`'s op. PRELU is accepted only
-// when `allow_prelu` (it needs a slope tensor, which only the Activation op
-// takes as an input).
+// when `allow_prelu`: it needs a slope tensor as an input, which only the
+// Activation op and the ops that take a fused PRELU's slope as their last
+// input (DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d, BatchNorm) have.
 MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
                            Activation *activation);
+
+// A PRELU slope as a kernel reads it: `size` values, either 1 (shared by
+// every channel) or one per channel (channel-last data). Empty (null
+// values) for every other activation.
+struct PReluSlope {
+  const float *values = nullptr;
+  int64_t size = 0;
+  float at(int64_t channel) const {
+    return values[size == 1 ? 0 : channel];
+  }
+};
+
+// For an op with a fused activation whose PRELU slope is input
+// `slope_index`: when `act` is PRELU, checks that the input exists, is
+// float and holds 1 or `channels` values (any shape, as the Activation op
+// takes it); nothing to check otherwise.
+MaceStatus CheckFusedPReluSlope(const OpContext &context,
+                                const Activation &act, int slope_index,
+                                int64_t channels);
+
+// The slope a kernel reads at Run: input `slope_index` when `act` is
+// PRELU, empty otherwise.
+PReluSlope FusedPReluSlope(const OpContext &context, const Activation &act,
+                           int slope_index);
 
 // Elementwise activation of one value (PRELU excluded).
 inline float Activate(const Activation &act, float x) {
@@ -71,8 +96,15 @@ inline float Activate(const Activation &act, float x) {
   return x;
 }
 
-// Applies the activation to n values in place (no-op for NOOP).
+// Applies the activation to n values in place (no-op for NOOP; PRELU
+// needs a slope: see ActivateInPlaceWithSlope).
 void ActivateInPlace(const Activation &act, float *data, int64_t n);
+
+// As ActivateInPlace, for n channel-last values (data[i] in channel
+// i % channels; n a multiple of channels), PRELU included:
+// y = x >= 0 ? x : x * slope[channel]. Without a slope PRELU is identity.
+void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
+                              int64_t channels, float *data, int64_t n);
 
 }  // namespace mace
 

@@ -138,7 +138,7 @@ MaceStatus CheckBias(const OpContext &context, int index, int64_t channels) {
 void GroupedConvByTaps(const ConvDims &d, const AxisTaps &rows,
                        const AxisTaps &cols, const float *x, const float *w,
                        const float *bias, const Activation &act, float *y,
-                       ThreadPool *pool) {
+                       ThreadPool *pool, const PReluSlope &slope) {
   const int64_t in_per_group = d.in_c / d.groups;
   const int64_t out_per_group = d.out_c / d.groups;
   const int64_t w_oc_stride = d.kernel_h * d.kernel_w * in_per_group;
@@ -174,7 +174,7 @@ void GroupedConvByTaps(const ConvDims &d, const AxisTaps &rows,
             }
           }
         }
-        ActivateInPlace(act, y_px, d.out_c);
+        ActivateInPlaceWithSlope(act, slope, d.out_c, y_px, d.out_c);
       }
     }
   });
@@ -183,7 +183,7 @@ void GroupedConvByTaps(const ConvDims &d, const AxisTaps &rows,
 void DepthwiseConvByTaps(const ConvDims &d, const AxisTaps &rows,
                          const AxisTaps &cols, const float *x, const float *w,
                          const float *bias, const Activation &act, float *y,
-                         ThreadPool *pool) {
+                         ThreadPool *pool, const PReluSlope &slope) {
   const int64_t multiplier = d.out_c / d.in_c;
   pool->ParallelFor(0, d.batch * d.out_h, 1, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
@@ -211,7 +211,7 @@ void DepthwiseConvByTaps(const ConvDims &d, const AxisTaps &rows,
             }
           }
         }
-        ActivateInPlace(act, y_px, d.out_c);
+        ActivateInPlaceWithSlope(act, slope, d.out_c, y_px, d.out_c);
       }
     }
   });

@@ -78,10 +78,12 @@ struct ConvDims {
 MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
                                 AxisTaps *rows, AxisTaps *cols);
 
+// `slope` is a fused PRELU's slope (act PRELU only; see activation_util.h).
 void GroupedConvByTaps(const ConvDims &dims, const AxisTaps &rows,
                        const AxisTaps &cols, const float *x, const float *w,
                        const float *bias, const Activation &act, float *y,
-                       ThreadPool *pool);
+                       ThreadPool *pool,
+                       const PReluSlope &slope = PReluSlope());
 
 // Depthwise: filter [kernel_h, kernel_w, channels, multiplier], output
 // channel c * multiplier + m reads input channel c only. dims.in_c is the
@@ -89,7 +91,8 @@ void GroupedConvByTaps(const ConvDims &dims, const AxisTaps &rows,
 void DepthwiseConvByTaps(const ConvDims &dims, const AxisTaps &rows,
                          const AxisTaps &cols, const float *x, const float *w,
                          const float *bias, const Activation &act, float *y,
-                         ThreadPool *pool);
+                         ThreadPool *pool,
+                         const PReluSlope &slope = PReluSlope());
 
 }  // namespace mace
 
