@@ -7,7 +7,12 @@
 //   args:    strides, dilations, padding, padding_values, round_mode (see
 //            conv_pool_util.h), group (default 1), fused activation;
 //   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments.
+// A 1x1, stride-1, unpadded, ungrouped convolution with a constant filter
+// is one GEMM [N*H*W, Cin] x [Cin, Cout] in NHWC: its filter is packed at
+// Prepare for the packed SGEMM (mace/kernels/sgemm.h). Every other case
+// runs the reference tap loop, which is also the SGEMM's specification.
 
+#include "mace/kernels/sgemm.h"
 #include "mace/ops/common/conv_util.h"
 #include "mace/ops/op_registry.h"
 
@@ -29,12 +34,33 @@ class Conv2dOp : public Operation {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
 
-    return PrepareForwardWindow(context, &dims_, &rows_, &cols_);
+    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
+    packed_filter_ = kernels::PackedMatrixB();
+    const Tensor &filter = context->input(1);
+    if (IsPointwise() && filter.is_constant() && filter.has_data()) {
+      kernels::PackB(filter.data<float>(), dims_.in_c, dims_.out_c, true,
+                     &packed_filter_);
+    }
+    return MaceStatus::MACE_SUCCESS;
   }
 
   MaceStatus Run(OpContext *context) override {
     const float *bias =
         context->num_inputs() == 3 ? context->input(2).data<float>() : nullptr;
+    if (!packed_filter_.empty()) {
+      const Activation act = activation_;
+      kernels::Sgemm(dims_.batch * dims_.in_h * dims_.in_w, dims_.out_c,
+                     dims_.in_c, context->input(0).data<float>(), dims_.in_c,
+                     packed_filter_, bias,
+                     context->output(0)->mutable_data<float>(), dims_.out_c,
+                     context->thread_pool(),
+                     [&act](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+                       for (int64_t r = 0; r < rows; ++r) {
+                         ActivateInPlace(act, c + r * ldc, cols);
+                       }
+                     });
+      return MaceStatus::MACE_SUCCESS;
+    }
     GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
                       context->input(1).data<float>(), bias, activation_,
                       context->output(0)->mutable_data<float>(),
@@ -74,10 +100,30 @@ class Conv2dOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
+  // 1x1 kernel, one group, and output pixel (h, w) reading input pixel
+  // (h, w) only: stride 1 and no padding.
+  bool IsPointwise() const {
+    return dims_.kernel_h == 1 && dims_.kernel_w == 1 && dims_.groups == 1 &&
+           IsIdentity(rows_, dims_.in_h, dims_.out_h) &&
+           IsIdentity(cols_, dims_.in_w, dims_.out_w);
+  }
+
+  static bool IsIdentity(const AxisTaps &taps, int64_t in, int64_t out) {
+    if (in != out || static_cast<int64_t>(taps.begin.size()) != out + 1 ||
+        static_cast<int64_t>(taps.input.size()) != out) {
+      return false;
+    }
+    for (int64_t o = 0; o < out; ++o) {
+      if (taps.begin[o] != o || taps.input[o] != o) return false;
+    }
+    return true;
+  }
+
   Activation activation_;
   ConvDims dims_;
   AxisTaps rows_;
   AxisTaps cols_;
+  kernels::PackedMatrixB packed_filter_;  // empty: reference path
 };
 
 }  // namespace

@@ -3,9 +3,13 @@
 // (NHWC) order; the weight is [Cout, K]; the output is [N, Cout]. Weight
 // and bias may be constants or values fed at run time (ONNX models may give
 // them as graph inputs): only their shapes are needed in Prepare.
+// A constant weight is packed at Prepare for the packed SGEMM
+// (mace/kernels/sgemm.h); a weight fed at run time takes the reference
+// loop, which is also the specification the SGEMM is tested against.
 
 #include <algorithm>
 
+#include "mace/kernels/sgemm.h"
 #include "mace/ops/common/activation_util.h"
 #include "mace/ops/common/dense_util.h"
 #include "mace/ops/op_registry.h"
@@ -44,15 +48,31 @@ class FullyConnectedOp : public Operation {
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);
     output->set_shape({batch_, out_channels_});
+    packed_weight_ = kernels::PackedMatrixB();
+    if (weight.is_constant() && weight.has_data()) {
+      kernels::PackB(weight.data<float>(), depth_, out_channels_, true,
+                     &packed_weight_);
+    }
     return MaceStatus::MACE_SUCCESS;
   }
 
   MaceStatus Run(OpContext *context) override {
     const float *x = context->input(0).data<float>();
-    const float *w = context->input(1).data<float>();
     const float *bias =
         context->num_inputs() == 3 ? context->input(2).data<float>() : nullptr;
     float *y = context->output(0)->mutable_data<float>();
+    if (!packed_weight_.empty()) {
+      const Activation act = activation_;
+      kernels::Sgemm(batch_, out_channels_, depth_, x, depth_, packed_weight_,
+                     bias, y, out_channels_, context->thread_pool(),
+                     [&act](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+                       for (int64_t r = 0; r < rows; ++r) {
+                         ActivateInPlace(act, c + r * ldc, cols);
+                       }
+                     });
+      return MaceStatus::MACE_SUCCESS;
+    }
+    const float *w = context->input(1).data<float>();
     const int64_t depth = depth_;
     const int64_t out_channels = out_channels_;
     const Activation act = activation_;
@@ -84,6 +104,7 @@ class FullyConnectedOp : public Operation {
   int64_t batch_ = 0;
   int64_t depth_ = 0;
   int64_t out_channels_ = 0;
+  kernels::PackedMatrixB packed_weight_;  // empty: reference path
 };
 
 }  // namespace

@@ -1,0 +1,180 @@
+// Op benchmarks through the whole engine: a one-op model built with
+// mace::ModelBuilder, loaded by CreateMaceEngineFromProto, Run in the loop.
+// Names follow MACE's (MACE_BM_CONV_2D_1_64_56_56_K1x1S1D1_VALID_64_float_CPU);
+// GMACPS is reported as a rate counter.
+//
+// Environment (read here only, mapped onto the library's settings):
+//   MACE_SGEMM_ISA   generic | avx2 | avx512 | neon: force the SGEMM kernel
+//   MACE_BM_THREADS  threads per engine (default 1)
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mace/kernels/sgemm.h"
+#include "mace/model/model_builder.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace {
+
+int g_threads = 1;
+
+std::vector<float> RandomVector(int64_t count) {
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float &x : v) x = dist(rng);
+  return v;
+}
+
+int64_t Count(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return count;
+}
+
+// Loads `builder`'s model with one float input "x" and output "y", then
+// runs it in the benchmark loop.
+void RunModel(benchmark::State &state, const ModelBuilder &builder,
+              const std::vector<int64_t> &input_shape, int64_t macs) {
+  std::string graph, weights;
+  std::shared_ptr<MaceEngine> engine;
+  MaceEngineConfig config(DeviceType::CPU);
+  config.SetCPUThreadPolicy(g_threads, AFFINITY_NONE);
+  if (builder.Serialize(WeightStorage::kFloat32, &graph, &weights) !=
+          MaceStatus::MACE_SUCCESS ||
+      CreateMaceEngineFromProto(
+          reinterpret_cast<const unsigned char *>(graph.data()), graph.size(),
+          reinterpret_cast<const unsigned char *>(weights.data()),
+          weights.size(), {"x"}, {"y"}, config,
+          &engine) != MaceStatus::MACE_SUCCESS) {
+    state.SkipWithError("could not build or load the model");
+    return;
+  }
+  const std::vector<float> data = RandomVector(Count(input_shape));
+  std::shared_ptr<void> buffer(new float[data.size()],
+                               std::default_delete<float[]>());
+  std::memcpy(buffer.get(), data.data(), data.size() * sizeof(float));
+  std::map<std::string, MaceTensor> inputs;
+  inputs["x"] = MaceTensor(input_shape, buffer, DataFormat::NHWC);
+  std::map<std::string, MaceTensor> outputs;
+  if (engine->Run(inputs, &outputs) != MaceStatus::MACE_SUCCESS) {
+    state.SkipWithError("Run failed");
+    return;
+  }
+  for (auto _ : state) {
+    engine->Run(inputs, &outputs);
+  }
+  state.counters["GMACPS"] =
+      benchmark::Counter(static_cast<double>(macs) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Conv2D, VALID padding, with bias.
+void BenchConv2d(benchmark::State &state, int64_t n, int64_t c, int64_t h,
+                 int64_t w, int64_t kh, int64_t kw, int64_t stride,
+                 int64_t dilation, int64_t out_c) {
+  ModelBuilder builder("bm");
+  builder.AddInput("x", {n, h, w, c});
+  OperatorDef *op = builder.AddOp("Conv2D", "conv", {"x", "w", "b"}, {"y"});
+  ModelBuilder::AddIntsArg(op, "strides", {stride, stride});
+  ModelBuilder::AddIntsArg(op, "dilations", {dilation, dilation});
+  builder.AddFloatTensor("w", {out_c, kh, kw, c},
+                         RandomVector(out_c * kh * kw * c));
+  builder.AddFloatTensor("b", {out_c}, RandomVector(out_c));
+  const int64_t out_h = (h - (kh - 1) * dilation - 1) / stride + 1;
+  const int64_t out_w = (w - (kw - 1) * dilation - 1) / stride + 1;
+  builder.AddOutput("y", {n, out_h, out_w, out_c});
+  RunModel(state, builder, {n, h, w, c},
+           n * out_h * out_w * out_c * kh * kw * c);
+}
+
+// FullyConnected of a [n, k] input to out_c outputs, with bias.
+void BenchFullyConnected(benchmark::State &state, int64_t n, int64_t k,
+                         int64_t out_c) {
+  ModelBuilder builder("bm");
+  builder.AddInput("x", {n, k});
+  builder.AddOp("FullyConnected", "fc", {"x", "w", "b"}, {"y"});
+  builder.AddFloatTensor("w", {out_c, k}, RandomVector(out_c * k));
+  builder.AddFloatTensor("b", {out_c}, RandomVector(out_c));
+  builder.AddOutput("y", {n, out_c});
+  RunModel(state, builder, {n, k}, n * k * out_c);
+}
+
+void RegisterConv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh,
+                    int64_t kw, int64_t stride, int64_t dilation,
+                    int64_t out_c) {
+  const std::string name = "MACE_BM_CONV_2D_" + std::to_string(n) + "_" +
+                           std::to_string(c) + "_" + std::to_string(h) + "_" +
+                           std::to_string(w) + "_K" + std::to_string(kh) + "x" +
+                           std::to_string(kw) + "S" + std::to_string(stride) +
+                           "D" + std::to_string(dilation) + "_VALID_" +
+                           std::to_string(out_c) + "_float_CPU";
+  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
+    BenchConv2d(state, n, c, h, w, kh, kw, stride, dilation, out_c);
+  })->Unit(benchmark::kMicrosecond);
+}
+
+void RegisterFullyConnected(int64_t n, int64_t k, int64_t out_c) {
+  const std::string name = "MACE_BM_FULLY_CONNECTED_" + std::to_string(n) +
+                           "_" + std::to_string(k) + "_" +
+                           std::to_string(out_c) + "_float_CPU";
+  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
+    BenchFullyConnected(state, n, k, out_c);
+  })->Unit(benchmark::kMicrosecond);
+}
+
+void RegisterAll() {
+  RegisterConv2d(1, 64, 56, 56, 1, 1, 1, 1, 64);
+  RegisterConv2d(1, 128, 28, 28, 1, 1, 1, 1, 128);
+  RegisterConv2d(1, 256, 14, 14, 1, 1, 1, 1, 256);
+  RegisterConv2d(1, 512, 7, 7, 1, 1, 1, 1, 1024);
+  RegisterConv2d(1, 64, 56, 56, 3, 3, 1, 1, 64);
+  RegisterFullyConnected(1, 1024, 1000);
+  RegisterFullyConnected(1, 2048, 1000);
+  RegisterFullyConnected(16, 1024, 1000);
+}
+
+// Maps MACE_SGEMM_ISA onto the kernels' override; false on a bad value.
+bool ApplyIsaFromEnvironment() {
+  const char *value = std::getenv("MACE_SGEMM_ISA");
+  if (value == nullptr || *value == '\0') return true;
+  for (kernels::SgemmIsa isa :
+       {kernels::SgemmIsa::kGeneric, kernels::SgemmIsa::kAvx2,
+        kernels::SgemmIsa::kAvx512, kernels::SgemmIsa::kNeon}) {
+    if (std::strcmp(value, kernels::SgemmIsaName(isa)) == 0) {
+      return kernels::SetSgemmIsaForTesting(isa);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+}  // namespace mace
+
+int main(int argc, char **argv) {
+  if (!mace::ApplyIsaFromEnvironment()) {
+    std::fprintf(stderr, "MACE_SGEMM_ISA=%s is unknown or not available\n",
+                 std::getenv("MACE_SGEMM_ISA"));
+    return 2;
+  }
+  if (const char *threads = std::getenv("MACE_BM_THREADS")) {
+    mace::g_threads = std::atoi(threads);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::AddCustomContext(
+      "sgemm_isa",
+      mace::kernels::SgemmIsaName(mace::kernels::SelectedSgemmIsa()));
+  benchmark::AddCustomContext("threads", std::to_string(mace::g_threads));
+  mace::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

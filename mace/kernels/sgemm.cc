@@ -1,0 +1,136 @@
+// SGEMM driver: packing of B and the blocked loop over C that calls the
+// micro-kernels of mace/kernels/sgemm_ukernel.h.
+//
+// Blocking: C is cut into blocks of kRowTiles * mr rows by kColPanels * nr
+// columns (nr columns when that leaves fewer than 4 blocks per thread), one
+// ParallelFor task each, so a batch-1 FullyConnected still splits over
+// columns. Inside a block, each B panel (k x nr) is walked
+// down all the block's row tiles while it sits in L1/L2; A is read in
+// place, never packed. Column edges (n not a multiple of nr) go through a
+// stack tile, row edges through the kernel for fewer rows, so nothing is
+// read or written past the matrices.
+
+#include <algorithm>
+#include <cstring>
+
+#include "mace/kernels/sgemm_ukernel.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+constexpr int64_t kRowTiles = 8;
+constexpr int64_t kColPanels = 4;
+
+const SgemmUkernels &UkernelsOrGeneric(SgemmIsa isa) {
+  const SgemmUkernels *ukernels =
+      SgemmIsaAvailable(isa) ? SgemmUkernelsFor(isa) : nullptr;
+  return ukernels != nullptr ? *ukernels : SgemmUkernels4x8Generic();
+}
+
+void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+               const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
+               ThreadPool *pool, const SgemmEpilogue *epilogue) {
+  if (m <= 0 || n <= 0) return;
+  const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
+  const int64_t mr = uk.mr;
+  const int64_t nr = uk.nr;
+  const int64_t block_rows = mr * kRowTiles;
+  const int64_t row_blocks = (m + block_rows - 1) / block_rows;
+  int64_t block_cols = nr * kColPanels;
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  if (threads > 1 &&
+      row_blocks * ((n + block_cols - 1) / block_cols) < 4 * threads) {
+    block_cols = nr;  // few rows (a small batch): split finer over columns
+  }
+  const int64_t col_blocks = (n + block_cols - 1) / block_cols;
+  const float *packed = b.data.data();
+
+  auto run_blocks = [&](int64_t begin, int64_t end) {
+    float edge_c[kSgemmMaxMr * kSgemmMaxNr];
+    float edge_bias[kSgemmMaxNr];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t row0 = (t / col_blocks) * block_rows;
+      const int64_t col0 = (t % col_blocks) * block_cols;
+      const int64_t rows = std::min(block_rows, m - row0);
+      const int64_t cols = std::min(block_cols, n - col0);
+      for (int64_t j = col0; j < col0 + cols; j += nr) {
+        const float *panel = packed + (j / nr) * k * nr;
+        const int64_t jn = std::min(nr, n - j);
+        const float *panel_bias = bias != nullptr ? bias + j : nullptr;
+        if (bias != nullptr && jn < nr) {
+          std::memcpy(edge_bias, bias + j, jn * sizeof(float));
+          std::fill(edge_bias + jn, edge_bias + nr, 0.0f);
+          panel_bias = edge_bias;
+        }
+        for (int64_t i = row0; i < row0 + rows; i += mr) {
+          const int64_t in = std::min(mr, row0 + rows - i);
+          const SgemmUkernelFn kernel = uk.by_rows[in];
+          if (jn == nr) {
+            kernel(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + j,
+                   ldc);
+          } else {
+            kernel(k, a + i * lda, lda, panel, panel_bias, edge_c, nr);
+            for (int64_t r = 0; r < in; ++r) {
+              std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr,
+                          jn * sizeof(float));
+            }
+          }
+        }
+      }
+      if (epilogue != nullptr)
+        (*epilogue)(c + row0 * ldc + col0, rows, cols, ldc);
+    }
+  };
+  const int64_t tasks = row_blocks * col_blocks;
+  if (threads > 1 && tasks > 1) {
+    pool->ParallelFor(0, tasks, 1, run_blocks);
+  } else {
+    run_blocks(0, tasks);
+  }
+}
+
+}  // namespace
+
+void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
+           PackedMatrixB *packed) {
+  const SgemmUkernels &uk = UkernelsOrGeneric(isa);
+  const int64_t nr = uk.nr;
+  const int64_t panels = (n + nr - 1) / nr;
+  packed->k = k;
+  packed->n = n;
+  packed->nr = uk.nr;
+  packed->isa = SgemmIsaAvailable(isa) ? isa : SgemmIsa::kGeneric;
+  packed->data.assign(panels * k * nr, 0.0f);
+  float *dst = packed->data.data();
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t j0 = p * nr;
+    const int64_t jn = std::min(nr, n - j0);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      float *row = dst + (p * k + kk) * nr;
+      for (int64_t j = 0; j < jn; ++j) {
+        row[j] = b_is_n_by_k ? b[(j0 + j) * k + kk] : b[kk * n + j0 + j];
+      }
+    }
+  }
+}
+
+void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,
+           PackedMatrixB *packed) {
+  PackB(b, k, n, b_is_n_by_k, SelectedSgemmIsa(), packed);
+}
+
+void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+           const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
+           ThreadPool *pool) {
+  SgemmImpl(m, n, k, a, lda, b, bias, c, ldc, pool, nullptr);
+}
+
+void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+           const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
+           ThreadPool *pool, SgemmEpilogue epilogue) {
+  SgemmImpl(m, n, k, a, lda, b, bias, c, ldc, pool, &epilogue);
+}
+
+}  // namespace kernels
+}  // namespace mace

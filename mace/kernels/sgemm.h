@@ -1,0 +1,80 @@
+// Packed single-precision GEMM: C = A * B + bias, with B (the weights)
+// packed once into column panels and A read in place (row-major, any lda).
+//
+// One binary carries every micro-kernel its target can run (generic, AVX2,
+// AVX-512 on x86-64; NEON on aarch64); the ISA is picked once from the CPU
+// features (mace/core/cpu_info.h) and recorded in each PackedMatrixB, so a
+// matrix packed for one kernel is always multiplied by that kernel.
+
+#ifndef MACE_KERNELS_SGEMM_H_
+#define MACE_KERNELS_SGEMM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/core/function_ref.h"
+#include "mace/core/thread_pool.h"
+
+namespace mace {
+namespace kernels {
+
+enum class SgemmIsa { kGeneric, kAvx2, kAvx512, kNeon };
+
+const char *SgemmIsaName(SgemmIsa isa);
+
+// Whether this binary has the kernel and this CPU can run it.
+bool SgemmIsaAvailable(SgemmIsa isa);
+
+// Every ISA of SgemmIsaAvailable, generic first.
+std::vector<SgemmIsa> AvailableSgemmIsas();
+
+// The ISA PackB uses by default: the best available one, unless a test or a
+// benchmark tool forced another with SetSgemmIsaForTesting.
+SgemmIsa SelectedSgemmIsa();
+
+// Forces the default ISA (ignored when not available; returns whether it
+// was applied). Affects matrices packed afterwards only.
+bool SetSgemmIsaForTesting(SgemmIsa isa);
+
+// B laid out for one micro-kernel: ceil(n / nr) panels, panel p holding
+// columns [p * nr, p * nr + nr) as k rows of nr contiguous floats (columns
+// past n are zero), panels one after another.
+struct PackedMatrixB {
+  int64_t k = 0;
+  int64_t n = 0;
+  int nr = 0;
+  SgemmIsa isa = SgemmIsa::kGeneric;
+  std::vector<float> data;
+
+  bool empty() const { return data.empty(); }
+};
+
+// Packs the k x n matrix B for `isa`. With b_is_n_by_k, `b` is stored as
+// n rows of k (B transposed: FullyConnected's [Cout, K] weight); otherwise
+// as k rows of n (a 1x1 convolution's [Cin, Cout]).
+void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
+           PackedMatrixB *packed);
+void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,
+           PackedMatrixB *packed);
+
+// Called on each finished block of C (rows x cols values, rows ldc apart)
+// by the thread that computed it, while it is still in cache: the place for
+// a fused activation.
+using SgemmEpilogue =
+    FunctionRef<void(float *c, int64_t rows, int64_t cols, int64_t ldc)>;
+
+// C[m x n] (row stride ldc) = A[m x k] (row stride lda) * B + bias, bias
+// one value per column of C or null. Splits C into blocks of rows and
+// columns shared among the pool's threads (pool may be null: one thread).
+// Allocates nothing.
+void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+           const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
+           ThreadPool *pool);
+void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+           const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
+           ThreadPool *pool, SgemmEpilogue epilogue);
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_SGEMM_H_

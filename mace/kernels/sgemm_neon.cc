@@ -1,0 +1,69 @@
+// sgemm_4x16_neon: AArch64 NEON micro-kernel. 4 rows x 16 columns = 16
+// q-register accumulators + 4 for the B row, inside the 32 registers; each
+// A value is multiplied in by vfmaq_n_f32. Empty on other targets.
+
+#if defined(__aarch64__)
+
+#include <arm_neon.h>
+
+#include "mace/kernels/sgemm_ukernel.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+constexpr int kNr = 16;
+
+template <int kRows>
+void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
+                     const float *bias, float *c, int64_t ldc) {
+  float32x4_t acc0[kRows], acc1[kRows], acc2[kRows], acc3[kRows];
+  const float32x4_t zero = vdupq_n_f32(0.0f);
+  const float32x4_t bias0 = bias != nullptr ? vld1q_f32(bias) : zero;
+  const float32x4_t bias1 = bias != nullptr ? vld1q_f32(bias + 4) : zero;
+  const float32x4_t bias2 = bias != nullptr ? vld1q_f32(bias + 8) : zero;
+  const float32x4_t bias3 = bias != nullptr ? vld1q_f32(bias + 12) : zero;
+  ForEachRow<kRows>([&](auto r) {
+    acc0[r] = bias0;
+    acc1[r] = bias1;
+    acc2[r] = bias2;
+    acc3[r] = bias3;
+  });
+  for (int64_t p = 0; p < k; ++p) {
+    const float32x4_t b0 = vld1q_f32(b);
+    const float32x4_t b1 = vld1q_f32(b + 4);
+    const float32x4_t b2 = vld1q_f32(b + 8);
+    const float32x4_t b3 = vld1q_f32(b + 12);
+    b += kNr;
+    ForEachRow<kRows>([&](auto r) {
+      const float ar = a[r * lda + p];
+      acc0[r] = vfmaq_n_f32(acc0[r], b0, ar);
+      acc1[r] = vfmaq_n_f32(acc1[r], b1, ar);
+      acc2[r] = vfmaq_n_f32(acc2[r], b2, ar);
+      acc3[r] = vfmaq_n_f32(acc3[r], b3, ar);
+    });
+  }
+  ForEachRow<kRows>([&](auto r) {
+    vst1q_f32(c + r * ldc, acc0[r]);
+    vst1q_f32(c + r * ldc + 4, acc1[r]);
+    vst1q_f32(c + r * ldc + 8, acc2[r]);
+    vst1q_f32(c + r * ldc + 12, acc3[r]);
+  });
+}
+
+}  // namespace
+
+const SgemmUkernels &SgemmUkernels4x16Neon() {
+  static const SgemmUkernels kUkernels = {
+      "sgemm_4x16_neon",
+      4,
+      kNr,
+      {nullptr, sgemm_4x16_neon<1>, sgemm_4x16_neon<2>, sgemm_4x16_neon<3>,
+       sgemm_4x16_neon<4>}};
+  return kUkernels;
+}
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // defined(__aarch64__)

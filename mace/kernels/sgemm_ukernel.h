@@ -1,0 +1,62 @@
+// Internal to mace/kernels: the micro-kernel interface shared by the
+// per-ISA files, the driver (sgemm.cc) and the dispatch table.
+
+#ifndef MACE_KERNELS_SGEMM_UKERNEL_H_
+#define MACE_KERNELS_SGEMM_UKERNEL_H_
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "mace/kernels/sgemm.h"
+
+namespace mace {
+namespace kernels {
+
+// Computes `rows` (1..mr) rows by nr columns of C:
+//   c[r][j] = bias[j] + sum_p a[r * lda + p] * b[p * nr + j]
+// with b one packed panel (k rows of nr floats) and bias nr floats or null.
+// Reads exactly `rows` rows of A and writes exactly rows x nr values of C.
+using SgemmUkernelFn = void (*)(int64_t k, const float *a, int64_t lda,
+                                const float *b, const float *bias, float *c,
+                                int64_t ldc);
+
+constexpr int kSgemmMaxMr = 8;
+constexpr int kSgemmMaxNr = 32;
+
+// One kernel family: by_rows[r] is the kernel for r rows (by_rows[0] null).
+struct SgemmUkernels {
+  const char *name;
+  int mr;
+  int nr;
+  SgemmUkernelFn by_rows[kSgemmMaxMr + 1];
+};
+
+// Defined by the per-ISA files that the build includes.
+const SgemmUkernels &SgemmUkernels4x8Generic();
+const SgemmUkernels &SgemmUkernels6x16Avx2();
+const SgemmUkernels &SgemmUkernels8x32Avx512();
+const SgemmUkernels &SgemmUkernels4x16Neon();
+
+// The family of `isa`, or null when this binary does not have it.
+const SgemmUkernels *SgemmUkernelsFor(SgemmIsa isa);
+
+// Calls f(r) for r = 0 .. kRows - 1, r a compile-time constant
+// (std::integral_constant). Kernels loop over their accumulator rows with
+// it rather than with a for loop: indices known before optimisation let the
+// compiler keep an accumulator array in registers (GCC 12 otherwise mirrors
+// it to the stack on every k step, halving the AVX2 kernel's speed).
+template <typename F, int... kRow>
+inline __attribute__((always_inline)) void ForEachRowImpl(
+    F &&f, std::integer_sequence<int, kRow...>) {
+  (f(std::integral_constant<int, kRow>{}), ...);
+}
+template <int kRows, typename F>
+inline __attribute__((always_inline)) void ForEachRow(F &&f) {
+  ForEachRowImpl(f, std::make_integer_sequence<int, kRows>{});
+}
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_SGEMM_UKERNEL_H_

@@ -1,0 +1,278 @@
+// Every SGEMM micro-kernel family this machine can run, against a float64
+// GEMM: all M, N, K combinations of edge-prone sizes, with and without bias,
+// on 1 and 2 threads, B given both ways, plus strided A / C and the
+// epilogue's coverage of C; then the two ops that use it (1x1 Conv2D and
+// FullyConnected with constant weights) through the engine under every ISA.
+
+#include "mace/kernels/sgemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mace/core/cpu_info.h"
+#include "tests/common/op_tester.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+const int64_t kSizes[] = {1, 2, 5, 7, 15, 16, 17, 31, 33, 64, 100};
+
+std::vector<float> RandomVector(int64_t count, std::mt19937 *rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float &x : v) x = dist(*rng);
+  return v;
+}
+
+// B as k rows of n, and its transpose (n rows of k).
+struct Problem {
+  int64_t m, n, k;
+  std::vector<float> a, b_kn, b_nk, bias;
+  std::vector<double> product;    // A * B in float64
+  std::vector<double> magnitude;  // |A| * |B|, for the error bound
+};
+
+Problem MakeProblem(int64_t m, int64_t n, int64_t k, std::mt19937 *rng) {
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.a = RandomVector(m * k, rng);
+  p.b_kn = RandomVector(k * n, rng);
+  p.bias = RandomVector(n, rng);
+  p.b_nk.resize(n * k);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t j = 0; j < n; ++j) p.b_nk[j * k + kk] = p.b_kn[kk * n + j];
+  }
+  p.product.assign(m * n, 0.0);
+  p.magnitude.assign(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const double a = p.a[i * k + kk];
+      for (int64_t j = 0; j < n; ++j) {
+        p.product[i * n + j] += a * p.b_kn[kk * n + j];
+        p.magnitude[i * n + j] += std::fabs(a * p.b_kn[kk * n + j]);
+      }
+    }
+  }
+  return p;
+}
+
+std::unique_ptr<ThreadPool> StartPool(int threads) {
+  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
+  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
+  return pool;
+}
+
+// Checks c (m x n, row stride ldc) against the float64 product (+ bias).
+void ExpectMatches(const Problem &p, const float *c, int64_t ldc,
+                   bool with_bias, const std::string &what) {
+  int failures = 0;
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t j = 0; j < p.n; ++j) {
+      const double bias = with_bias ? p.bias[j] : 0.0;
+      const double want = p.product[i * p.n + j] + bias;
+      const double tol =
+          1e-5 * (p.magnitude[i * p.n + j] + std::fabs(bias)) + 1e-30;
+      const double got = c[i * ldc + j];
+      if (!(std::fabs(got - want) <= tol) && ++failures <= 3) {
+        ADD_FAILURE() << what << " at (" << i << ", " << j << "): got " << got
+                      << ", want " << want;
+      }
+    }
+  }
+}
+
+TEST(SgemmTest, AvailableIsasFollowCpuFeatures) {
+  const CpuFeatures &f = GetCpuFeatures();
+  const std::vector<SgemmIsa> isas = AvailableSgemmIsas();
+  ASSERT_FALSE(isas.empty());
+  EXPECT_EQ(isas.front(), SgemmIsa::kGeneric);
+#if defined(__x86_64__)
+  EXPECT_EQ(SgemmIsaAvailable(SgemmIsa::kAvx2), f.avx2 && f.fma);
+  EXPECT_EQ(SgemmIsaAvailable(SgemmIsa::kAvx512), f.avx512f && f.fma);
+  if (f.avx512f && f.fma) {
+    EXPECT_EQ(SelectedSgemmIsa(), SgemmIsa::kAvx512);
+  }
+#endif
+  (void)f;
+}
+
+TEST(SgemmTest, EveryIsaMatchesFloat64OnEdgeSizes) {
+  std::mt19937 rng(20261121);
+  auto pool1 = StartPool(1);
+  auto pool2 = StartPool(2);
+  const std::vector<SgemmIsa> isas = AvailableSgemmIsas();
+  std::vector<float> c;
+  for (int64_t m : kSizes) {
+    for (int64_t n : kSizes) {
+      for (int64_t k : kSizes) {
+        const Problem p = MakeProblem(m, n, k, &rng);
+        c.resize(m * n);
+        for (SgemmIsa isa : isas) {
+          for (bool n_by_k : {false, true}) {
+            PackedMatrixB packed;
+            PackB(n_by_k ? p.b_nk.data() : p.b_kn.data(), k, n, n_by_k, isa,
+                  &packed);
+            ASSERT_EQ(packed.isa, isa);
+            for (bool with_bias : {false, true}) {
+              for (ThreadPool *pool : {pool1.get(), pool2.get()}) {
+                std::fill(c.begin(), c.end(), NAN);
+                Sgemm(m, n, k, p.a.data(), k, packed,
+                      with_bias ? p.bias.data() : nullptr, c.data(), n, pool);
+                ExpectMatches(
+                    p, c.data(), n, with_bias,
+                    std::string(SgemmIsaName(isa)) + " m=" + std::to_string(m) +
+                        " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                        (n_by_k ? " nk" : " kn") + (with_bias ? " bias" : "") +
+                        " threads=" + std::to_string(pool->num_threads()));
+              }
+            }
+          }
+        }
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(SgemmTest, StridedOperandsLeaveOtherValuesAlone) {
+  std::mt19937 rng(7);
+  auto pool = StartPool(2);
+  const int64_t m = 37, n = 45, k = 29, lda = k + 3, ldc = n + 5;
+  const Problem p = MakeProblem(m, n, k, &rng);
+  std::vector<float> a(m * lda, NAN);
+  for (int64_t i = 0; i < m; ++i) {
+    std::copy(p.a.begin() + i * k, p.a.begin() + (i + 1) * k,
+              a.begin() + i * lda);
+  }
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    PackedMatrixB packed;
+    PackB(p.b_kn.data(), k, n, false, isa, &packed);
+    std::vector<float> c(m * ldc, -7.0f);
+    Sgemm(m, n, k, a.data(), lda, packed, p.bias.data(), c.data(), ldc,
+          pool.get());
+    ExpectMatches(p, c.data(), ldc, true, SgemmIsaName(isa));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = n; j < ldc; ++j) {
+        ASSERT_EQ(c[i * ldc + j], -7.0f) << SgemmIsaName(isa);
+      }
+    }
+  }
+}
+
+TEST(SgemmTest, EpilogueSeesEveryValueOnceAfterItIsComputed) {
+  std::mt19937 rng(11);
+  auto pool = StartPool(2);
+  const int64_t m = 70, n = 150, k = 9;
+  const Problem p = MakeProblem(m, n, k, &rng);
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    PackedMatrixB packed;
+    PackB(p.b_nk.data(), k, n, true, isa, &packed);
+    std::vector<float> c(m * n);
+    std::vector<int> seen(m * n, 0);
+    Sgemm(m, n, k, p.a.data(), k, packed, nullptr, c.data(), n, pool.get(),
+          [&](float *tile, int64_t rows, int64_t cols, int64_t ldc) {
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t j = 0; j < cols; ++j) {
+                const int64_t index = (tile - c.data()) + r * ldc + j;
+                ++seen[index];
+                tile[r * ldc + j] *= 2.0f;
+              }
+            }
+          });
+    for (int count : seen) ASSERT_EQ(count, 1) << SgemmIsaName(isa);
+    for (int64_t i = 0; i < m * n; ++i) c[i] *= 0.5f;
+    ExpectMatches(p, c.data(), n, false, SgemmIsaName(isa));
+  }
+}
+
+TEST(SgemmTest, ForcedIsaIsUsedByDefaultPacking) {
+  const SgemmIsa before = SelectedSgemmIsa();
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    ASSERT_TRUE(SetSgemmIsaForTesting(isa));
+    PackedMatrixB packed;
+    const float b[6] = {1, 2, 3, 4, 5, 6};
+    PackB(b, 2, 3, false, &packed);
+    EXPECT_EQ(packed.isa, isa);
+    EXPECT_EQ(packed.data.size() % packed.nr, 0u);
+  }
+  SetSgemmIsaForTesting(before);
+}
+
+// act = RELUX with cap 0.5, in float64.
+double ReluX(double x) { return std::fmin(std::fmax(x, 0.0), 0.5); }
+
+// y[m, o] = relux(bias[o] + sum_k x[m, k] * w[o, k]), w given as [n, k].
+void ExpectOpMatches(const std::vector<float> &x, const std::vector<float> &w,
+                     const std::vector<float> &bias, int64_t m, int64_t n,
+                     int64_t k, const test::TensorValue &y,
+                     const std::string &what) {
+  ASSERT_EQ(static_cast<int64_t>(y.floats.size()), m * n) << what;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t o = 0; o < n; ++o) {
+      double sum = bias[o], magnitude = std::fabs(bias[o]);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        sum += static_cast<double>(x[i * k + kk]) * w[o * k + kk];
+        magnitude +=
+            std::fabs(static_cast<double>(x[i * k + kk]) * w[o * k + kk]);
+      }
+      ASSERT_NEAR(y.floats[i * n + o], ReluX(sum), 1e-5 * magnitude + 1e-30)
+          << what << " at (" << i << ", " << o << ")";
+    }
+  }
+}
+
+TEST(SgemmTest, PointwiseConvAndFullyConnectedMatchFloat64UnderEveryIsa) {
+  std::mt19937 rng(3);
+  const int64_t batch = 2, h = 5, w = 7, cin = 19, cout = 37;
+  const std::vector<float> conv_x = RandomVector(batch * h * w * cin, &rng);
+  const std::vector<float> conv_w = RandomVector(cout * cin, &rng);
+  const std::vector<float> conv_b = RandomVector(cout, &rng);
+  const int64_t fc_batch = 3, fc_k = 40, fc_out = 45;
+  const std::vector<float> fc_x = RandomVector(fc_batch * fc_k, &rng);
+  const std::vector<float> fc_w = RandomVector(fc_out * fc_k, &rng);
+  const std::vector<float> fc_b = RandomVector(fc_out, &rng);
+  const SgemmIsa before = SelectedSgemmIsa();
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    ASSERT_TRUE(SetSgemmIsaForTesting(isa));
+    for (int threads : {1, 2}) {
+      const std::string what = std::string(SgemmIsaName(isa)) +
+                               " threads=" + std::to_string(threads);
+      test::OpTester conv("Conv2D");
+      conv.Input("x", {batch, h, w, cin}, conv_x)
+          .Constant("w", {cout, 1, 1, cin}, conv_w)
+          .Constant("b", {cout}, conv_b)
+          .Output("y")
+          .ArgString("activation", "RELUX")
+          .ArgFloat("max_limit", 0.5f)
+          .Threads(threads);
+      ASSERT_EQ(conv.Run(), MaceStatus::MACE_SUCCESS) << what;
+      ExpectOpMatches(conv_x, conv_w, conv_b, batch * h * w, cout, cin,
+                      conv.output(0), "Conv2D " + what);
+
+      test::OpTester fc("FullyConnected");
+      fc.Input("x", {fc_batch, 2, 2, fc_k / 4}, fc_x)
+          .Constant("w", {fc_out, fc_k}, fc_w)
+          .Constant("b", {fc_out}, fc_b)
+          .Output("y")
+          .ArgString("activation", "RELUX")
+          .ArgFloat("max_limit", 0.5f)
+          .Threads(threads);
+      ASSERT_EQ(fc.Run(), MaceStatus::MACE_SUCCESS) << what;
+      ExpectOpMatches(fc_x, fc_w, fc_b, fc_batch, fc_out, fc_k, fc.output(0),
+                      "FullyConnected " + what);
+    }
+  }
+  SetSgemmIsaForTesting(before);
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace mace
