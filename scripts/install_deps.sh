@@ -7,6 +7,7 @@ MACE_APT_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   protobuf-compiler libprotobuf-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libyaml-cpp-dev
 )
 
 missing=()

@@ -2,14 +2,18 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/converter/onnx/onnx_frontend.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
 #include "mace/tools/command.h"
+#include "mace/tools/deploy_config.h"
 #include "mace/tools/flags.h"
 #include "mace/tools/npy.h"
 
@@ -88,6 +92,266 @@ void PrintGaps(const std::vector<converter::ConversionGap> &gaps) {
   }
 }
 
+// The one conversion both `mace convert` paths run: an ONNX model → the
+// optimized graph → <output_dir>/<name>.pb + .data. With `gaps` (--check)
+// it stops after lowering and writes nothing. `inspect`, when given, sees
+// the finished model before anything is written; its error stops the write.
+MaceStatus ConvertOneModel(
+    const std::string &model_file, const std::string &name,
+    const converter::OnnxConvertOptions &options, WeightStorage storage,
+    const std::string &output_dir,
+    const std::function<MaceStatus(const NetDef &)> &inspect,
+    std::vector<converter::ConversionGap> *gaps, std::string *summary) {
+  converter::GraphBuilder graph;
+  std::vector<converter::ConversionGap> own_gaps;
+  MaceStatus status = converter::ConvertOnnxModel(
+      model_file, options, &graph, gaps != nullptr ? gaps : &own_gaps);
+  if (gaps != nullptr) return status;
+  if (status == MaceStatus::MACE_SUCCESS) {
+    status = converter::RunDefaultPasses(&graph);
+  }
+  ModelBuilder model;
+  if (status == MaceStatus::MACE_SUCCESS) status = graph.Finish(name, &model);
+  if (status != MaceStatus::MACE_SUCCESS) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      "'" + model_file + "': " + status.information());
+  }
+  if (inspect) MACE_RETURN_IF_ERROR(inspect(model.net()));
+  mkdir(output_dir.c_str(), 0755);
+  const std::string base = output_dir + "/" + name;
+  MACE_RETURN_IF_ERROR(
+      model.WriteFiles(base + ".pb", base + ".data", storage));
+  *summary = "converted '" + model_file + "' → " + base + ".pb, " + base +
+             ".data (" + std::to_string(model.net().op_size()) + " ops, " +
+             std::to_string(model.net().tensors_size()) + " weights)";
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// ---- mace convert --config deploy.yml ------------------------------------
+
+MaceStatus ConfigError(const DeployConfig &config, const std::string &what,
+                       int line) {
+  return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                    AtLine(what, config.path, line));
+}
+
+// The converter's options for a model of a deployment file: input shapes
+// are given in the declared input format (NHWC by default, as MACE), the
+// converter's in the source's NCHW.
+MaceStatus DeployOptions(const DeployConfig &config, const DeployModel &model,
+                         converter::OnnxConvertOptions *options) {
+  const DeploySubgraph &graph = model.subgraphs[0];
+  auto layout = [&](const std::vector<std::string> &formats,
+                    const std::string &key, bool *nhwc) -> MaceStatus {
+    // MACE's default is NHWC; NONE is for tensors without a layout.
+    std::set<std::string> seen;
+    for (const std::string &format : formats) {
+      if (format != "NONE") seen.insert(format);
+    }
+    if (seen.size() > 1) {
+      return ConfigError(config, "'" + key + "' mixes NHWC and NCHW; one "
+                         "layout for all tensors of a model is supported",
+                         graph.line);
+    }
+    if (formats.empty()) {
+      *nhwc = true;
+    } else {
+      *nhwc = !seen.empty() && *seen.begin() == "NHWC";
+    }
+    return MaceStatus::MACE_SUCCESS;
+  };
+  MACE_RETURN_IF_ERROR(layout(graph.input_data_formats, "input_data_formats",
+                              &options->inputs_nhwc));
+  MACE_RETURN_IF_ERROR(layout(graph.output_data_formats,
+                              "output_data_formats", &options->outputs_nhwc));
+  for (size_t i = 0; i < graph.input_shapes.size(); ++i) {
+    Shape shape(graph.input_shapes[i].begin(), graph.input_shapes[i].end());
+    if (shape.size() == 4 && options->inputs_nhwc) {
+      shape = {shape[0], shape[3], shape[1], shape[2]};  // NHWC → NCHW
+    }
+    options->input_shapes[graph.input_tensors[i]] = shape;
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// The declared tensors exist in the converted model and the declared output
+// shapes and input types match it.
+MaceStatus CheckDeclaredTensors(const DeployConfig &config,
+                                const DeployModel &model, const NetDef &net) {
+  const DeploySubgraph &graph = model.subgraphs[0];
+  std::map<std::string, const InputOutputInfo *> inputs, outputs;
+  for (const InputOutputInfo &info : net.input_info()) {
+    inputs[info.name()] = &info;
+  }
+  for (const InputOutputInfo &info : net.output_info()) {
+    outputs[info.name()] = &info;
+  }
+  for (size_t i = 0; i < graph.input_tensors.size(); ++i) {
+    const std::string &tensor = graph.input_tensors[i];
+    auto found = inputs.find(tensor);
+    if (found == inputs.end()) {
+      return ConfigError(
+          config, UnknownNameMessage("model '" + model.name + "': input "
+                                     "tensor '" + tensor + "' is not an "
+                                     "input of the model", tensor,
+                                     InputNames(net)),
+          graph.input_tensor_lines[i]);
+    }
+    if (!graph.input_data_types.empty()) {
+      const std::string &want = graph.input_data_types.size() == 1
+                                    ? graph.input_data_types[0]
+                                    : graph.input_data_types[i];
+      const std::string got = ElementTypeName(found->second->data_type());
+      if (got != want) {
+        return ConfigError(config, "model '" + model.name + "': input "
+                           "tensor '" + tensor + "' is " + got +
+                           " in the model, input_data_types says " + want,
+                           graph.input_tensor_lines[i]);
+      }
+    }
+  }
+  for (size_t i = 0; i < graph.output_tensors.size(); ++i) {
+    const std::string &tensor = graph.output_tensors[i];
+    auto found = outputs.find(tensor);
+    if (found == outputs.end()) {
+      return ConfigError(
+          config, UnknownNameMessage("model '" + model.name + "': output "
+                                     "tensor '" + tensor + "' is not an "
+                                     "output of the model", tensor,
+                                     OutputNames(net)),
+          graph.output_tensor_lines[i]);
+    }
+    if (i < graph.output_shapes.size()) {
+      const std::vector<int64_t> &want = graph.output_shapes[i];
+      const std::vector<int64_t> got(found->second->dims().begin(),
+                                     found->second->dims().end());
+      if (!got.empty() && got != want) {
+        return ConfigError(config, "model '" + model.name + "': output "
+                           "tensor '" + tensor + "' has shape " +
+                           DimsString(got) + ", output_shapes says " +
+                           DimsString(want),
+                           graph.output_shape_lines[i]);
+      }
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus FileSystemError(const std::string &what,
+                           const std::error_code &error) {
+  return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                    what + ": " + error.message());
+}
+
+// Every model of the deployment file into a temporary folder next to the
+// output, then moved into <root>/build/<library_name>/: nothing is written
+// there when any model fails.
+MaceStatus ConvertFromConfig(const std::string &config_path,
+                             const std::string &output_root) {
+  namespace fs = std::filesystem;
+  DeployConfig config;
+  MACE_RETURN_IF_ERROR(ParseDeployConfig(config_path, &config));
+  const fs::path build = output_root.empty()
+                             ? fs::path("build")
+                             : fs::path(output_root) / "build";
+  const fs::path library = build / config.library_name;
+  std::error_code error;
+  fs::create_directories(build, error);
+  if (error) return FileSystemError("cannot create " + build.string(), error);
+  std::string pattern = (build / ("." + config.library_name + ".XXXXXX"))
+                            .string();
+  if (mkdtemp(&pattern[0]) == nullptr) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      "cannot create a temporary folder in " +
+                          build.string());
+  }
+  const fs::path temp(pattern);
+  struct Cleanup {
+    fs::path path;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } cleanup{temp};
+
+  fs::create_directories(temp / "model", error);
+  fs::create_directories(temp / "include/mace/public", error);
+  if (error) return FileSystemError("cannot create " + temp.string(), error);
+  std::vector<std::string> summaries;
+  for (const DeployModel &model : config.models) {
+    for (const std::string &warning : model.warnings) {
+      std::cerr << "mace " << kCommand << ": warning: " << warning << "\n";
+    }
+    converter::OnnxConvertOptions options;
+    MACE_RETURN_IF_ERROR(DeployOptions(config, model, &options));
+    WeightStorage storage = WeightStorage::kFloat32;
+    MACE_RETURN_IF_ERROR(ParseStorage(model.data_type, &storage));
+    std::string summary;
+    MaceStatus status = ConvertOneModel(
+        model.model_file_path, model.name, options, storage,
+        (temp / "model").string(),
+        [&](const NetDef &net) {
+          return CheckDeclaredTensors(config, model, net);
+        },
+        nullptr, &summary);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      const std::string what = status.information();
+      // The converter names its flags when an input shape names no input;
+      // say it in the deployment file's terms, at the tensor's line.
+      const DeploySubgraph &graph = model.subgraphs[0];
+      for (size_t i = 0; i < graph.input_tensors.size(); ++i) {
+        if (what.find("names '" + graph.input_tensors[i] +
+                      "', which is not an input") != std::string::npos) {
+          return ConfigError(config, "model '" + model.name + "': input "
+                             "tensor '" + graph.input_tensors[i] +
+                             "' is not an input of the model",
+                             graph.input_tensor_lines[i]);
+        }
+      }
+      // Conversion errors get the model's place in the deployment file.
+      if (what.find(", in " + config.path + ":") == std::string::npos) {
+        return ConfigError(config, "model '" + model.name + "': " + what,
+                           model.line);
+      }
+      return status;
+    }
+  }
+  fs::copy_file(MACE_PUBLIC_HEADER, temp / "include/mace/public/mace.h",
+                error);
+  if (error) {
+    return FileSystemError(std::string("cannot copy ") + MACE_PUBLIC_HEADER,
+                           error);
+  }
+
+  // Move into place, file by file: other files of the tree (libraries of a
+  // later build) stay.
+  for (const char *sub : {"model", "include/mace/public"}) {
+    fs::create_directories(library / sub, error);
+    if (error) {
+      return FileSystemError("cannot create " + (library / sub).string(),
+                             error);
+    }
+    for (const fs::directory_entry &entry :
+         fs::directory_iterator(temp / sub)) {
+      const fs::path target = library / sub / entry.path().filename();
+      fs::rename(entry.path(), target, error);
+      if (error) {
+        return FileSystemError("cannot move into " + target.string(), error);
+      }
+    }
+  }
+  for (const DeployModel &model : config.models) {
+    const fs::path base = library / "model" / model.name;
+    std::cout << "converted model '" << model.name << "' ("
+              << model.model_file_path << ") → " << base.string() << ".pb, "
+              << base.string() << ".data\n";
+  }
+  std::cout << "wrote " << library.string() << "/ (" << config.models.size()
+            << " model" << (config.models.size() == 1 ? "" : "s")
+            << ", include/mace/public/mace.h)\n";
+  return MaceStatus::MACE_SUCCESS;
+}
+
 }  // namespace
 
 int ConvertCommand(int argc, char **argv, int first) {
@@ -97,7 +361,7 @@ int ConvertCommand(int argc, char **argv, int first) {
   bool check = false;
   FlagSet flags(
       "mace convert --platform onnx --model-file net.onnx --output-dir D "
-      "[flags]",
+      "[flags]\n       mace convert --config deploy.yml [--output-dir D]",
       "Converts a model into mace's <name>.pb (graph) and <name>.data "
       "(weights). Inputs and outputs keep the source model's names; 4-D "
       "tensors keep its layout (NCHW for ONNX) unless "
@@ -125,6 +389,11 @@ int ConvertCommand(int argc, char **argv, int first) {
                "outputs", &output_format);
   flags.Switch("check", "only list every unsupported op, attribute and "
                "opset; exit 1 when there is any", &check);
+  std::string config_file;
+  flags.String("config", "deploy.yml", "convert every model of a MACE "
+               "deployment file into build/<library_name>/ (under "
+               "--output-dir when given, else the current folder)",
+               &config_file);
   flags.Alias("model_file_path", "model-file");
   bool help = false;
   MaceStatus status = flags.Parse(argc, argv, first, &help);
@@ -133,6 +402,23 @@ int ConvertCommand(int argc, char **argv, int first) {
   }
   if (help) {
     std::cout << flags.Help();
+    return kExitOk;
+  }
+  if (!config_file.empty()) {
+    for (const char *flag : {"model-file", "name", "input-shape",
+                             "constant-input", "data-type",
+                             "input-data-format", "output-data-format",
+                             "check", "platform"}) {
+      if (flags.WasSet(flag)) {
+        return ReportError(kCommand, std::string("--") + flag +
+                                         " cannot be combined with --config "
+                                         "(the deployment file says it)");
+      }
+    }
+    status = ConvertFromConfig(config_file, output_dir);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      return ReportError(kCommand, status.information());
+    }
     return kExitOk;
   }
   if (platform == "tensorflow" || platform == "caffe") {
@@ -186,9 +472,11 @@ int ConvertCommand(int argc, char **argv, int first) {
     }
   }
 
-  converter::GraphBuilder graph;
+  if (name.empty()) name = BaseName(model_file);
+  std::string summary;
   std::vector<converter::ConversionGap> gaps;
-  status = converter::ConvertOnnxModel(model_file, options, &graph, &gaps);
+  status = ConvertOneModel(model_file, name, options, storage, output_dir,
+                           nullptr, check ? &gaps : nullptr, &summary);
   if (check) {
     if (!gaps.empty()) {
       PrintGaps(gaps);
@@ -201,25 +489,10 @@ int ConvertCommand(int argc, char **argv, int first) {
               << "' is supported\n";
     return kExitOk;
   }
-  if (status == MaceStatus::MACE_SUCCESS) {
-    status = converter::RunDefaultPasses(&graph);
-  }
-  if (name.empty()) name = BaseName(model_file);
-  ModelBuilder model;
-  if (status == MaceStatus::MACE_SUCCESS) status = graph.Finish(name, &model);
-  if (status != MaceStatus::MACE_SUCCESS) {
-    return ReportError(kCommand, "'" + model_file + "': " +
-                                     status.information());
-  }
-  mkdir(output_dir.c_str(), 0755);
-  const std::string base = output_dir + "/" + name;
-  status = model.WriteFiles(base + ".pb", base + ".data", storage);
   if (status != MaceStatus::MACE_SUCCESS) {
     return ReportError(kCommand, status.information());
   }
-  std::cout << "converted '" << model_file << "' → " << base << ".pb, "
-            << base << ".data (" << model.net().op_size() << " ops, "
-            << model.net().tensors_size() << " weights)\n";
+  std::cout << summary << "\n";
   return kExitOk;
 }
 
