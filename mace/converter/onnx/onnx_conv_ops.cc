@@ -184,23 +184,40 @@ MaceStatus ExpectFloat(const OnnxNode &node, OnnxContext *context, int input) {
 
 // ---- Conv -----------------------------------------------------------------
 
-MaceStatus LowerConv(const OnnxNode &node, OnnxContext *context) {
-  const std::string x = node.Input(0);
+// What Conv and ConvTranspose read alike: the window, the group, and the
+// input and weights viewed as 4-D (1-D convolutions get a height of 1).
+struct ConvOperands {
+  std::string x;  // the ONNX input
   int spatial = 0;
-  MACE_RETURN_IF_ERROR(SpatialRank(node, context, x, &spatial));
-  MACE_RETURN_IF_ERROR(ExpectFloat(node, context, 0));
   Window w;
-  MACE_RETURN_IF_ERROR(ReadWindow(node, spatial, &w));
   int64_t group = 1;
-  MACE_RETURN_IF_ERROR(node.Int("group", 1, &group));
-  if (context->RankOf(node.Input(1)) != spatial + 2) {
+  std::string x4, w4;
+};
+
+MaceStatus ReadConvOperands(const OnnxNode &node, OnnxContext *context,
+                            ConvOperands *ops) {
+  ops->x = node.Input(0);
+  MACE_RETURN_IF_ERROR(SpatialRank(node, context, ops->x, &ops->spatial));
+  MACE_RETURN_IF_ERROR(ExpectFloat(node, context, 0));
+  MACE_RETURN_IF_ERROR(ReadWindow(node, ops->spatial, &ops->w));
+  MACE_RETURN_IF_ERROR(node.Int("group", 1, &ops->group));
+  if (context->RankOf(node.Input(1)) != ops->spatial + 2) {
     return node.InvalidArgs("weights ",
                             ShapeToString(context->ShapeOf(node.Input(1))),
                             " do not have the input's rank");
   }
-  std::string x4, w4;
-  MACE_RETURN_IF_ERROR(As4D(context, node.name(), x, &x4));
-  MACE_RETURN_IF_ERROR(As4D(context, node.name(), node.Input(1), &w4));
+  MACE_RETURN_IF_ERROR(As4D(context, node.name(), ops->x, &ops->x4));
+  return As4D(context, node.name(), node.Input(1), &ops->w4);
+}
+
+
+MaceStatus LowerConv(const OnnxNode &node, OnnxContext *context) {
+  ConvOperands operands;
+  MACE_RETURN_IF_ERROR(ReadConvOperands(node, context, &operands));
+  const int spatial = operands.spatial;
+  const Window &w = operands.w;
+  const int64_t group = operands.group;
+  const std::string &x4 = operands.x4, &w4 = operands.w4;
   const Shape &in = context->ShapeOf(x4);
   const Shape &ws = context->ShapeOf(w4);  // [M, C/group, kh, kw]
   if (group < 1 || in[1] % group != 0 || ws[1] * group != in[1] ||
@@ -310,22 +327,12 @@ MaceStatus ConvTransposeArgs(const OnnxNode &node, const Window &w, int spatial,
 }
 
 MaceStatus LowerConvTranspose(const OnnxNode &node, OnnxContext *context) {
-  const std::string x = node.Input(0);
-  int spatial = 0;
-  MACE_RETURN_IF_ERROR(SpatialRank(node, context, x, &spatial));
-  MACE_RETURN_IF_ERROR(ExpectFloat(node, context, 0));
-  Window w;
-  MACE_RETURN_IF_ERROR(ReadWindow(node, spatial, &w));
-  int64_t group = 1;
-  MACE_RETURN_IF_ERROR(node.Int("group", 1, &group));
-  if (context->RankOf(node.Input(1)) != spatial + 2) {
-    return node.InvalidArgs("weights ",
-                            ShapeToString(context->ShapeOf(node.Input(1))),
-                            " do not have the input's rank");
-  }
-  std::string x4, w4;
-  MACE_RETURN_IF_ERROR(As4D(context, node.name(), x, &x4));
-  MACE_RETURN_IF_ERROR(As4D(context, node.name(), node.Input(1), &w4));
+  ConvOperands operands;
+  MACE_RETURN_IF_ERROR(ReadConvOperands(node, context, &operands));
+  const int spatial = operands.spatial;
+  const Window &w = operands.w;
+  const int64_t group = operands.group;
+  const std::string &x4 = operands.x4, &w4 = operands.w4;
   const Shape &in = context->ShapeOf(x4);
   const Shape &ws = context->ShapeOf(w4);  // [Cin, Cout/group, kh, kw]
   if (group < 1 || in[1] % group != 0 || ws[0] != in[1]) {
