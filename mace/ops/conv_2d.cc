@@ -1,7 +1,9 @@
 // Conv2D: grouped 2-D convolution of NHWC data with a fused bias and
 // activation.
 //   inputs:  input [N, H, W, Cin], filter [Cout, Kh, Kw, Cin / group]
-//            (OHWI), optional bias [Cout]; filter and bias may be constants
+//            (OHWI), optional bias [Cout], then, with a fused PRELU (bias
+//            then required), its slope [Cout] or [1]; filter and bias may
+//            be constants
 //            or values fed at run time (ONNX models may give weights as
 //            graph inputs): only their shapes are needed in Prepare;
 //   args:    strides, dilations, padding, padding_values, round_mode (see
@@ -19,20 +21,31 @@
 namespace mace {
 namespace {
 
+// A fused PRELU's slope follows the (then required) bias.
+constexpr int kSlopeIndex = 3;
+
 class Conv2dOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 3));
+    MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
+    const bool prelu = activation_.type == ActivationType::kPRelu;
+    if (prelu && context->num_inputs() != 4) {
+      return context->InvalidArgs(
+          "a fused PRELU needs 4 inputs (input, filter, bias, slope), got ",
+          context->num_inputs());
+    }
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, prelu ? 4 : 3));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
-    MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
     MACE_RETURN_IF_ERROR(ReadGroup(*context, &dims_.groups));
     MACE_RETURN_IF_ERROR(ReadDims(*context));
-    if (context->num_inputs() == 3) {
+    if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
+    MACE_RETURN_IF_ERROR(
+        CheckFusedPReluSlope(*context, activation_, kSlopeIndex, dims_.out_c));
 
     MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
     packed_filter_ = kernels::PackedMatrixB();
@@ -46,25 +59,25 @@ class Conv2dOp : public Operation {
 
   MaceStatus Run(OpContext *context) override {
     const float *bias =
-        context->num_inputs() == 3 ? context->input(2).data<float>() : nullptr;
+        context->num_inputs() >= 3 ? context->input(2).data<float>() : nullptr;
+    const PReluSlope slope =
+        FusedPReluSlope(*context, activation_, kSlopeIndex);
+    float *output = context->output(0)->mutable_data<float>();
     if (!packed_filter_.empty()) {
       const Activation act = activation_;
       kernels::Sgemm(dims_.batch * dims_.in_h * dims_.in_w, dims_.out_c,
                      dims_.in_c, context->input(0).data<float>(), dims_.in_c,
-                     packed_filter_, bias,
-                     context->output(0)->mutable_data<float>(), dims_.out_c,
+                     packed_filter_, bias, output, dims_.out_c,
                      context->thread_pool(),
-                     [&act](float *c, int64_t rows, int64_t cols, int64_t ldc) {
-                       for (int64_t r = 0; r < rows; ++r) {
-                         ActivateInPlace(act, c + r * ldc, cols);
-                       }
+                     [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+                       ActivateBlock(act, slope, (c - output) % ldc, c, rows,
+                                     cols, ldc);
                      });
       return MaceStatus::MACE_SUCCESS;
     }
     GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
                       context->input(1).data<float>(), bias, activation_,
-                      context->output(0)->mutable_data<float>(),
-                      context->thread_pool());
+                      output, context->thread_pool(), slope);
     return MaceStatus::MACE_SUCCESS;
   }
 

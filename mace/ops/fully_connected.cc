@@ -17,13 +17,22 @@
 namespace mace {
 namespace {
 
+// A fused PRELU's slope follows the (then required) bias.
+constexpr int kSlopeIndex = 3;
+
 class FullyConnectedOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 3));
+    MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
+    const bool prelu = activation_.type == ActivationType::kPRelu;
+    if (prelu && context->num_inputs() != 4) {
+      return context->InvalidArgs(
+          "a fused PRELU needs 4 inputs (input, weight, bias, slope), got ",
+          context->num_inputs());
+    }
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, prelu ? 4 : 3));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(RejectNchw(*context));
-    MACE_RETURN_IF_ERROR(ParseActivation(*context, false, &activation_));
     MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
     MACE_RETURN_IF_ERROR(ExpectMinRank(*context, 0, 2));
     MACE_RETURN_IF_ERROR(context->ExpectRank(1, 2));
@@ -42,9 +51,11 @@ class FullyConnectedOp : public Operation {
           "]: input '", input.name(), "' ", ShapeToString(input.shape()),
           " flattens to K = ", depth_, " values per batch");
     }
-    if (context->num_inputs() == 3) {
+    if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(ExpectVector(*context, 2, "bias", out_channels_));
     }
+    MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(*context, activation_,
+                                              kSlopeIndex, out_channels_));
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);
     output->set_shape({batch_, out_channels_});
@@ -59,16 +70,17 @@ class FullyConnectedOp : public Operation {
   MaceStatus Run(OpContext *context) override {
     const float *x = context->input(0).data<float>();
     const float *bias =
-        context->num_inputs() == 3 ? context->input(2).data<float>() : nullptr;
+        context->num_inputs() >= 3 ? context->input(2).data<float>() : nullptr;
+    const PReluSlope slope =
+        FusedPReluSlope(*context, activation_, kSlopeIndex);
     float *y = context->output(0)->mutable_data<float>();
     if (!packed_weight_.empty()) {
       const Activation act = activation_;
       kernels::Sgemm(batch_, out_channels_, depth_, x, depth_, packed_weight_,
                      bias, y, out_channels_, context->thread_pool(),
-                     [&act](float *c, int64_t rows, int64_t cols, int64_t ldc) {
-                       for (int64_t r = 0; r < rows; ++r) {
-                         ActivateInPlace(act, c + r * ldc, cols);
-                       }
+                     [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+                       ActivateBlock(act, slope, (c - y) % ldc, c, rows, cols,
+                                     ldc);
                      });
       return MaceStatus::MACE_SUCCESS;
     }
@@ -89,7 +101,11 @@ class FullyConnectedOp : public Operation {
             float sum = 0.0f;
             for (int64_t k = 0; k < depth; ++k) sum += xr[k] * wr[k];
             if (bias != nullptr) sum += bias[o];
-            y[i] = Activate(act, sum);
+            float value = Activate(act, sum);
+            if (slope.values != nullptr && value < 0.0f) {
+              value *= slope.at(o);
+            }
+            y[i] = value;
           }
         });
     return MaceStatus::MACE_SUCCESS;

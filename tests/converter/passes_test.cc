@@ -417,18 +417,6 @@ TEST(FuseActivationTest, FusesIntoNormalizationsAndBiasAdd) {
   }
 }
 
-TEST(FuseActivationTest, LeavesPrelu) {
-  ExpectUnchanged(
-      [](GraphBuilder *graph) {
-        AddWeighted(graph, "Conv2D", "conv", true);
-        Constant(graph, "slope", {kChannels}, 31);
-        Op(graph, "Activation", "act", {"conv", "slope"},
-           {OpArg::String("activation", "PRELU")});
-        Output(graph, "act");
-      },
-      FuseActivation);
-}
-
 TEST(FuseActivationTest, SkipsAnOutputReadTwice) {
   ExpectUnchanged(
       [](GraphBuilder *graph) {
@@ -1103,9 +1091,9 @@ void AddPRelu(GraphBuilder *graph, const std::string &input, int64_t size) {
   Output(graph, "act");
 }
 
-TEST(FuseActivationTest, FusesPReluIntoDepthwiseAndDeconvolutions) {
-  for (const char *type :
-       {"DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d"}) {
+TEST(FuseActivationTest, FusesPReluIntoEachWeightedOpType) {
+  for (const char *type : {"Conv2D", "DepthwiseConv2d", "Deconv2D",
+                           "DepthwiseDeconv2d", "FullyConnected"}) {
     for (bool bias : {true, false}) {
       for (int64_t slope_size : {kChannels, int64_t{1}}) {
         SCOPED_TRACE(std::string(type) + (bias ? " with bias" : "") +
@@ -1195,15 +1183,6 @@ TEST(FuseActivationTest, LeavesAPReluWhoseSlopeIsNotConstant) {
 }
 
 TEST(FuseActivationTest, LeavesAPReluAfterOpsWithoutASlopeInput) {
-  for (const char *type : {"Conv2D", "FullyConnected"}) {
-    SCOPED_TRACE(type);
-    ExpectUnchanged(
-        [&](GraphBuilder *graph) {
-          AddWeighted(graph, type, "op", true);
-          AddPRelu(graph, "op", kChannels);
-        },
-        FuseActivation);
-  }
   ExpectUnchanged(
       [](GraphBuilder *graph) {
         Input(graph, "x", {2, kChannels});

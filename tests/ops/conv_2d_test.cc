@@ -335,7 +335,7 @@ TEST(Conv2dTest, WrongArgumentKindIsAnError) {
       << status.information();
 }
 
-TEST(Conv2dTest, NchwAndFusedPreluAreUnsupported) {
+TEST(Conv2dTest, NchwIsUnsupportedAndFusedPreluNeedsASlope) {
   ConvSpec s = Spec({1, 5, 5, 3}, 2, 3, 3);
   s.activation = "PRELU";
   EXPECT_NE(ConvError(s, {2, 3, 3, 3}).find("PRELU"), std::string::npos);
@@ -361,6 +361,46 @@ TEST(Conv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
     s.bias = false;
     s.fed_weights = true;
     CheckConv(s, threads);
+  }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace mace
+
+namespace mace {
+namespace test {
+namespace {
+
+// A 1x1 convolution runs on the packed SGEMM, whose epilogue sees the
+// output in column blocks: a fused PRELU must pick each block's slopes.
+TEST(Conv2dTest, FusedPReluOnPointwiseGemmPathMatchesReference) {
+  const int64_t h = 5, w = 4, cin = 19, cout = 70;
+  const std::vector<float> x = RandomFloats(h * w * cin, -1, 1, 61);
+  const std::vector<float> filter = RandomFloats(cout * cin, -1, 1, 62);
+  const std::vector<float> bias = RandomFloats(cout, -0.5f, 0.5f, 63);
+  const std::vector<float> slope = RandomFloats(cout, 0.0f, 0.5f, 64);
+  std::vector<double> expected(h * w * cout);
+  for (int64_t p = 0; p < h * w; ++p) {
+    for (int64_t o = 0; o < cout; ++o) {
+      double sum = bias[o];
+      for (int64_t c = 0; c < cin; ++c) {
+        sum += double(x[p * cin + c]) * filter[o * cin + c];
+      }
+      expected[p * cout + o] = sum >= 0 ? sum : sum * slope[o];
+    }
+  }
+  for (int threads : {1, 2}) {
+    OpTester t("Conv2D", "conv");
+    t.Input("x", {1, h, w, cin}, x)
+        .Constant("w", {cout, 1, 1, cin}, filter)
+        .Constant("b", {cout}, bias)
+        .Constant("slope", {cout}, slope)
+        .Output("y")
+        .ArgString("activation", "PRELU")
+        .Threads(threads);
+    ASSERT_EQ(t.Run(), MaceStatus::MACE_SUCCESS);
+    EXPECT_TRUE(AllClose(t.output(0).floats, expected, 1e-5, 1e-5));
   }
 }
 

@@ -30,7 +30,8 @@ bool AcceptsActivation(const OperatorDef &op) {
 // Ops whose kernels take a fused PRELU's slope as their last input.
 bool AcceptsPRelu(const OperatorDef &op) {
   static const std::set<std::string> kTypes = {
-      "DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d", "BatchNorm"};
+      "Conv2D", "DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d",
+      "FullyConnected", "BatchNorm"};
   return kTypes.count(op.type()) > 0;
 }
 

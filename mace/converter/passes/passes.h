@@ -54,8 +54,8 @@ MaceStatus FoldBiasIntoConv(GraphBuilder *graph);
 MaceStatus FoldBatchNormIntoConv(GraphBuilder *graph);
 // An Activation op after an op with a fused activation slot becomes that
 // op's activation; PRELU (with a constant slope, appended as the op's last
-// input) only into DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d and
-// BatchNorm.
+// input) into Conv2D, DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d,
+// FullyConnected and BatchNorm.
 MaceStatus FuseActivation(GraphBuilder *graph);
 
 // The passes `mace convert` runs, in order.

@@ -109,4 +109,14 @@ void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
   }
 }
 
+void ActivateBlock(const Activation &act, const PReluSlope &slope,
+                   int64_t col0, float *block, int64_t rows, int64_t cols,
+                   int64_t ldc) {
+  PReluSlope shifted = slope;
+  if (shifted.values != nullptr && shifted.size != 1) shifted.values += col0;
+  for (int64_t r = 0; r < rows; ++r) {
+    ActivateInPlaceWithSlope(act, shifted, cols, block + r * ldc, cols);
+  }
+}
+
 }  // namespace mace

@@ -106,6 +106,13 @@ void ActivateInPlace(const Activation &act, float *data, int64_t n);
 void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
                               int64_t channels, float *data, int64_t n);
 
+// Applies the activation to a rows x cols block (row stride ldc) of a
+// channel-last matrix whose first column is channel `col0`: the epilogue
+// of GEMM-based ops, which see their output one block at a time.
+void ActivateBlock(const Activation &act, const PReluSlope &slope,
+                   int64_t col0, float *block, int64_t rows, int64_t cols,
+                   int64_t ldc);
+
 }  // namespace mace
 
 #endif  // MACE_OPS_COMMON_ACTIVATION_UTIL_H_
