@@ -21,21 +21,13 @@
 namespace mace {
 namespace {
 
-// A fused PRELU's slope follows the (then required) bias.
-constexpr int kSlopeIndex = 3;
-
 class Conv2dOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
     MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
-    const bool prelu = activation_.type == ActivationType::kPRelu;
-    if (prelu && context->num_inputs() != 4) {
-      return context->InvalidArgs(
-          "a fused PRELU needs 4 inputs (input, filter, bias, slope), got ",
-          context->num_inputs());
-    }
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, prelu ? 4 : 3));
+    MACE_RETURN_IF_ERROR(
+        ExpectWeightedOpInputs(*context, activation_, "filter"));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
@@ -44,8 +36,8 @@ class Conv2dOp : public Operation {
     if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
-    MACE_RETURN_IF_ERROR(
-        CheckFusedPReluSlope(*context, activation_, kSlopeIndex, dims_.out_c));
+    MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(
+        *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
     MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
     packed_filter_ = kernels::PackedMatrixB();
@@ -61,18 +53,17 @@ class Conv2dOp : public Operation {
     const float *bias =
         context->num_inputs() >= 3 ? context->input(2).data<float>() : nullptr;
     const PReluSlope slope =
-        FusedPReluSlope(*context, activation_, kSlopeIndex);
+        FusedPReluSlope(*context, activation_, kWeightedOpSlopeIndex);
     float *output = context->output(0)->mutable_data<float>();
     if (!packed_filter_.empty()) {
       const Activation act = activation_;
-      kernels::Sgemm(dims_.batch * dims_.in_h * dims_.in_w, dims_.out_c,
-                     dims_.in_c, context->input(0).data<float>(), dims_.in_c,
-                     packed_filter_, bias, output, dims_.out_c,
-                     context->thread_pool(),
-                     [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
-                       ActivateBlock(act, slope, (c - output) % ldc, c, rows,
-                                     cols, ldc);
-                     });
+      kernels::Sgemm(
+          dims_.batch * dims_.in_h * dims_.in_w, dims_.out_c, dims_.in_c,
+          context->input(0).data<float>(), dims_.in_c, packed_filter_, bias,
+          output, dims_.out_c, context->thread_pool(),
+          [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+            ActivateBlock(act, slope, (c - output) % ldc, c, rows, cols, ldc);
+          });
       return MaceStatus::MACE_SUCCESS;
     }
     GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),

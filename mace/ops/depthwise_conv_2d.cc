@@ -17,21 +17,13 @@
 namespace mace {
 namespace {
 
-// A fused PRELU's slope follows the (then required) bias.
-constexpr int kSlopeIndex = 3;
-
 class DepthwiseConv2dOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
     MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
-    const bool prelu = activation_.type == ActivationType::kPRelu;
-    if (prelu && context->num_inputs() != 4) {
-      return context->InvalidArgs(
-          "a fused PRELU needs 4 inputs (input, filter, bias, slope), got ",
-          context->num_inputs());
-    }
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, prelu ? 4 : 3));
+    MACE_RETURN_IF_ERROR(
+        ExpectWeightedOpInputs(*context, activation_, "filter"));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
@@ -39,8 +31,8 @@ class DepthwiseConv2dOp : public Operation {
     if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
-    MACE_RETURN_IF_ERROR(
-        CheckFusedPReluSlope(*context, activation_, kSlopeIndex, dims_.out_c));
+    MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(
+        *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
     return PrepareForwardWindow(context, &dims_, &rows_, &cols_);
   }
@@ -48,11 +40,11 @@ class DepthwiseConv2dOp : public Operation {
   MaceStatus Run(OpContext *context) override {
     const float *bias =
         context->num_inputs() >= 3 ? context->input(2).data<float>() : nullptr;
-    DepthwiseConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
-                        context->input(1).data<float>(), bias, activation_,
-                        context->output(0)->mutable_data<float>(),
-                        context->thread_pool(),
-                        FusedPReluSlope(*context, activation_, kSlopeIndex));
+    DepthwiseConvByTaps(
+        dims_, rows_, cols_, context->input(0).data<float>(),
+        context->input(1).data<float>(), bias, activation_,
+        context->output(0)->mutable_data<float>(), context->thread_pool(),
+        FusedPReluSlope(*context, activation_, kWeightedOpSlopeIndex));
     return MaceStatus::MACE_SUCCESS;
   }
 

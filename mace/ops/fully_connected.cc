@@ -17,20 +17,12 @@
 namespace mace {
 namespace {
 
-// A fused PRELU's slope follows the (then required) bias.
-constexpr int kSlopeIndex = 3;
-
 class FullyConnectedOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
-    const bool prelu = activation_.type == ActivationType::kPRelu;
-    if (prelu && context->num_inputs() != 4) {
-      return context->InvalidArgs(
-          "a fused PRELU needs 4 inputs (input, weight, bias, slope), got ",
-          context->num_inputs());
-    }
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, prelu ? 4 : 3));
+    MACE_RETURN_IF_ERROR(
+        ExpectWeightedOpInputs(*context, activation_, "weight"));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(RejectNchw(*context));
     MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
@@ -54,8 +46,8 @@ class FullyConnectedOp : public Operation {
     if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(ExpectVector(*context, 2, "bias", out_channels_));
     }
-    MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(*context, activation_,
-                                              kSlopeIndex, out_channels_));
+    MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(
+        *context, activation_, kWeightedOpSlopeIndex, out_channels_));
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);
     output->set_shape({batch_, out_channels_});
@@ -72,7 +64,7 @@ class FullyConnectedOp : public Operation {
     const float *bias =
         context->num_inputs() >= 3 ? context->input(2).data<float>() : nullptr;
     const PReluSlope slope =
-        FusedPReluSlope(*context, activation_, kSlopeIndex);
+        FusedPReluSlope(*context, activation_, kWeightedOpSlopeIndex);
     float *y = context->output(0)->mutable_data<float>();
     if (!packed_weight_.empty()) {
       const Activation act = activation_;

@@ -119,4 +119,16 @@ void ActivateBlock(const Activation &act, const PReluSlope &slope,
   }
 }
 
+MaceStatus ExpectWeightedOpInputs(const OpContext &context,
+                                  const Activation &act,
+                                  const char *weight_name) {
+  if (act.type == ActivationType::kPRelu && context.num_inputs() != 4) {
+    return context.InvalidArgs("a fused PRELU needs 4 inputs (input, ",
+                               weight_name, ", bias, slope), got ",
+                               context.num_inputs());
+  }
+  return context.ExpectInputCount(
+      2, act.type == ActivationType::kPRelu ? 4 : 3);
+}
+
 }  // namespace mace

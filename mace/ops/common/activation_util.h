@@ -55,6 +55,16 @@ MaceStatus CheckFusedPReluSlope(const OpContext &context,
                                 const Activation &act, int slope_index,
                                 int64_t channels);
 
+// Ops shaped (input, weight[, bias]) with a fused activation: a fused
+// PRELU's slope follows the then required bias, as input 3.
+constexpr int kWeightedOpSlopeIndex = 3;
+
+// Checks such an op's input count: 2 or 3 inputs, or exactly 4 (input,
+// `weight_name`, bias, slope) when `act` is PRELU.
+MaceStatus ExpectWeightedOpInputs(const OpContext &context,
+                                  const Activation &act,
+                                  const char *weight_name);
+
 // The slope a kernel reads at Run: input `slope_index` when `act` is
 // PRELU, empty otherwise.
 PReluSlope FusedPReluSlope(const OpContext &context, const Activation &act,
