@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/converter/onnx/onnx_frontend.h"
 #include "mace/converter/passes/passes.h"
@@ -97,15 +98,15 @@ void PrintGaps(const std::vector<converter::ConversionGap> &gaps) {
 // it stops after lowering and writes nothing. `inspect`, when given, sees
 // the finished model before anything is written; its error stops the write.
 MaceStatus ConvertOneModel(
-    const std::string &model_file, const std::string &name,
-    const converter::OnnxConvertOptions &options, WeightStorage storage,
+    const converter::SourceModel &source, const std::string &name,
+    const converter::ConvertOptions &options, WeightStorage storage,
     const std::string &output_dir,
     const std::function<MaceStatus(const NetDef &)> &inspect,
     std::vector<converter::ConversionGap> *gaps, std::string *summary) {
   converter::GraphBuilder graph;
   std::vector<converter::ConversionGap> own_gaps;
-  MaceStatus status = converter::ConvertOnnxModel(
-      model_file, options, &graph, gaps != nullptr ? gaps : &own_gaps);
+  MaceStatus status = converter::ConvertSourceModel(
+      source, options, &graph, gaps != nullptr ? gaps : &own_gaps);
   if (gaps != nullptr) return status;
   if (status == MaceStatus::MACE_SUCCESS) {
     status = converter::RunDefaultPasses(&graph);
@@ -114,14 +115,14 @@ MaceStatus ConvertOneModel(
   if (status == MaceStatus::MACE_SUCCESS) status = graph.Finish(name, &model);
   if (status != MaceStatus::MACE_SUCCESS) {
     return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
-                      "'" + model_file + "': " + status.information());
+                      "'" + source.model_file + "': " + status.information());
   }
   if (inspect) MACE_RETURN_IF_ERROR(inspect(model.net()));
   mkdir(output_dir.c_str(), 0755);
   const std::string base = output_dir + "/" + name;
   MACE_RETURN_IF_ERROR(
       model.WriteFiles(base + ".pb", base + ".data", storage));
-  *summary = "converted '" + model_file + "' → " + base + ".pb, " + base +
+  *summary = "converted '" + source.model_file + "' → " + base + ".pb, " + base +
              ".data (" + std::to_string(model.net().op_size()) + " ops, " +
              std::to_string(model.net().tensors_size()) + " weights)";
   return MaceStatus::MACE_SUCCESS;
@@ -139,7 +140,7 @@ MaceStatus ConfigError(const DeployConfig &config, const std::string &what,
 // are given in the declared input format (NHWC by default, as MACE), the
 // converter's in the source's NCHW.
 MaceStatus DeployOptions(const DeployConfig &config, const DeployModel &model,
-                         converter::OnnxConvertOptions *options) {
+                         converter::ConvertOptions *options) {
   const DeploySubgraph &graph = model.subgraphs[0];
   auto layout = [&](const std::vector<std::string> &formats,
                     const std::string &key, bool *nhwc) -> MaceStatus {
@@ -282,13 +283,15 @@ MaceStatus ConvertFromConfig(const std::string &config_path,
     for (const std::string &warning : model.warnings) {
       std::cerr << "mace " << kCommand << ": warning: " << warning << "\n";
     }
-    converter::OnnxConvertOptions options;
+    converter::ConvertOptions options;
     MACE_RETURN_IF_ERROR(DeployOptions(config, model, &options));
     WeightStorage storage = WeightStorage::kFloat32;
     MACE_RETURN_IF_ERROR(ParseStorage(model.data_type, &storage));
     std::string summary;
+    const converter::SourceModel source{model.platform, model.model_file_path,
+                                        model.weight_file_path};
     MaceStatus status = ConvertOneModel(
-        model.model_file_path, model.name, options, storage,
+        source, model.name, options, storage,
         (temp / "model").string(),
         [&](const NetDef &net) {
           return CheckDeclaredTensors(config, model, net);
@@ -355,7 +358,8 @@ MaceStatus ConvertFromConfig(const std::string &config_path,
 }  // namespace
 
 int ConvertCommand(int argc, char **argv, int first) {
-  std::string platform = "onnx", model_file, output_dir, name, data_type;
+  std::string platform = "onnx", model_file, weight_file, output_dir, name;
+  std::string data_type;
   std::string input_format, output_format;
   std::vector<std::string> input_shapes, constant_inputs;
   bool check = false;
@@ -369,6 +373,9 @@ int ConvertCommand(int argc, char **argv, int first) {
   flags.String("platform", "P", "source framework: onnx (tensorflow and "
                "caffe are not yet supported)", &platform);
   flags.String("model-file", "FILE", "the source model", &model_file);
+  flags.String("weight-file", "FILE", "the source weights, for caffe: the "
+               ".caffemodel beside the --model-file .prototxt",
+               &weight_file);
   flags.String("output-dir", "DIR", "where <name>.pb and <name>.data go",
                &output_dir);
   flags.String("name", "N", "model name (default: the model file's name)",
@@ -395,6 +402,7 @@ int ConvertCommand(int argc, char **argv, int first) {
                "--output-dir when given, else the current folder)",
                &config_file);
   flags.Alias("model_file_path", "model-file");
+  flags.Alias("weight_file_path", "weight-file");
   bool help = false;
   MaceStatus status = flags.Parse(argc, argv, first, &help);
   if (status != MaceStatus::MACE_SUCCESS) {
@@ -405,7 +413,7 @@ int ConvertCommand(int argc, char **argv, int first) {
     return kExitOk;
   }
   if (!config_file.empty()) {
-    for (const char *flag : {"model-file", "name", "input-shape",
+    for (const char *flag : {"model-file", "weight-file", "name", "input-shape",
                              "constant-input", "data-type",
                              "input-data-format", "output-data-format",
                              "check", "platform"}) {
@@ -421,19 +429,11 @@ int ConvertCommand(int argc, char **argv, int first) {
     }
     return kExitOk;
   }
-  if (platform == "tensorflow" || platform == "caffe") {
-    return ReportError(kCommand, "platform '" + platform +
-                                     "' is not yet supported in this build");
-  }
-  if (platform != "onnx") {
-    return ReportError(kCommand, "--platform '" + platform +
-                                     "' should be onnx, tensorflow or caffe");
-  }
   if (model_file.empty()) return ReportError(kCommand, "--model-file is required");
   if (output_dir.empty() && !check) {
     return ReportError(kCommand, "--output-dir is required");
   }
-  converter::OnnxConvertOptions options;
+  converter::ConvertOptions options;
   for (const std::string &text : input_shapes) {
     std::string input;
     Shape shape;
@@ -475,7 +475,8 @@ int ConvertCommand(int argc, char **argv, int first) {
   if (name.empty()) name = BaseName(model_file);
   std::string summary;
   std::vector<converter::ConversionGap> gaps;
-  status = ConvertOneModel(model_file, name, options, storage, output_dir,
+  const converter::SourceModel source{platform, model_file, weight_file};
+  status = ConvertOneModel(source, name, options, storage, output_dir,
                            nullptr, check ? &gaps : nullptr, &summary);
   if (check) {
     if (!gaps.empty()) {

@@ -77,7 +77,7 @@ std::string Save(const onnx::ModelProto &model, const std::string &name) {
 
 MaceStatus Convert(const std::string &path,
                    std::vector<ConversionGap> *gaps = nullptr,
-                   OnnxConvertOptions options = {}) {
+                   ConvertOptions options = {}) {
   GraphBuilder graph;
   std::vector<ConversionGap> local;
   return ConvertOnnxModel(path, options, &graph, gaps ? gaps : &local);
@@ -218,13 +218,13 @@ TEST(OnnxFrontendTest, DynamicDimensionNeedsInputShape) {
   const MaceStatus status = Convert(path);
   ExpectMentions(status, "'batch'");
   ExpectMentions(status, "--input-shape");
-  OnnxConvertOptions options;
+  ConvertOptions options;
   options.input_shapes["x"] = {2, 2, 5, 5};
   EXPECT_EQ(Convert(path, nullptr, options), MaceStatus::MACE_SUCCESS);
 }
 
 TEST(OnnxFrontendTest, InputShapeForUnknownInputIsRejected) {
-  OnnxConvertOptions options;
+  ConvertOptions options;
   options.input_shapes["nope"] = {1};
   ExpectMentions(Convert(Save(ConvModel(), "unknown_input.onnx"), nullptr,
                          options),
@@ -238,7 +238,7 @@ TEST(OnnxFrontendTest, NodeReadingAnUndefinedValueIsReported) {
 }
 
 TEST(OnnxFrontendTest, NhwcInputsAndOutputsAreDeclaredSo) {
-  OnnxConvertOptions options;
+  ConvertOptions options;
   options.inputs_nhwc = true;
   options.outputs_nhwc = true;
   GraphBuilder graph;

@@ -59,7 +59,7 @@ MaceStatus AddInitializers(const onnx::GraphProto &graph,
 }
 
 MaceStatus InputShape(const onnx::ValueInfoProto &input,
-                      const OnnxConvertOptions &options, Shape *shape) {
+                      const ConvertOptions &options, Shape *shape) {
   auto given = options.input_shapes.find(input.name());
   if (given != options.input_shapes.end()) {
     *shape = given->second;
@@ -83,7 +83,7 @@ MaceStatus InputShape(const onnx::ValueInfoProto &input,
 // An input given a value at conversion time becomes a constant; its
 // declared static dims (if any) must agree with the value's shape.
 MaceStatus FreezeInput(const onnx::ValueInfoProto &input,
-                       const OnnxConvertOptions::ConstantInput &value,
+                       const ConvertOptions::ConstantInput &value,
                        GraphBuilder *builder) {
   const auto &dims = input.type().tensor_type().shape().dim();
   bool dims_match = dims.size() == static_cast<int>(value.shape.size());
@@ -113,7 +113,7 @@ MaceStatus FreezeInput(const onnx::ValueInfoProto &input,
 }
 
 MaceStatus AddInputs(const onnx::GraphProto &graph,
-                     const OnnxConvertOptions &options,
+                     const ConvertOptions &options,
                      OnnxContext *context) {
   GraphBuilder *builder = context->graph();
   std::set<std::string> known;
@@ -224,7 +224,7 @@ void LowerNodes(const onnx::GraphProto &graph, OnnxContext *context,
 }
 
 MaceStatus AddOutputs(const onnx::GraphProto &graph,
-                      const OnnxConvertOptions &options,
+                      const ConvertOptions &options,
                       OnnxContext *context) {
   for (const onnx::ValueInfoProto &output : graph.output()) {
     const std::string internal = context->Resolve(output.name());
@@ -259,7 +259,7 @@ MaceStatus AddOutputs(const onnx::GraphProto &graph,
 }  // namespace
 
 MaceStatus ConvertOnnxModel(const std::string &model_path,
-                            const OnnxConvertOptions &options,
+                            const ConvertOptions &options,
                             GraphBuilder *graph,
                             std::vector<ConversionGap> *gaps) {
   gaps->clear();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/core/tensor.h"
 #include "mace/public/mace.h"
@@ -18,34 +19,10 @@
 namespace mace {
 namespace converter {
 
-struct OnnxConvertOptions {
-  // Fixed shapes for inputs (required for dynamic dimensions).
-  std::map<std::string, Shape> input_shapes;
-  // 4-D inputs / outputs in NHWC instead of ONNX's own NCHW.
-  bool inputs_nhwc = false;
-  bool outputs_nhwc = false;
-  // Inputs frozen to these values (for inputs the converter needs at
-  // conversion time: shapes, axes, scales); they stop being model inputs.
-  struct ConstantInput {
-    Shape shape;
-    bool is_int = false;
-    std::vector<float> floats;
-    std::vector<int32_t> ints;
-  };
-  std::map<std::string, ConstantInput> constant_inputs;
-};
-
-// One thing the converter cannot do, for the --check report.
-struct ConversionGap {
-  std::string op_type;
-  std::string node;
-  std::string reason;
-};
-
 // Converts `model_path`. When anything is unsupported, returns
 // MACE_UNSUPPORTED with every gap in the message and in `gaps`.
 MaceStatus ConvertOnnxModel(const std::string &model_path,
-                            const OnnxConvertOptions &options,
+                            const ConvertOptions &options,
                             GraphBuilder *graph,
                             std::vector<ConversionGap> *gaps);
 

@@ -1,0 +1,25 @@
+#include "mace/converter/common/frontend.h"
+
+#include "mace/converter/onnx/onnx_frontend.h"
+#include "mace/core/status.h"
+
+namespace mace {
+namespace converter {
+
+MaceStatus ConvertSourceModel(const SourceModel &source,
+                              const ConvertOptions &options,
+                              GraphBuilder *graph,
+                              std::vector<ConversionGap> *gaps) {
+  if (source.platform == "onnx") {
+    return ConvertOnnxModel(source.model_file, options, graph, gaps);
+  }
+  if (source.platform == "tensorflow" || source.platform == "caffe") {
+    return Unsupported("platform '", source.platform,
+                       "' is not yet supported in this build");
+  }
+  return InvalidArgs("platform '", source.platform,
+                     "' should be onnx, tensorflow or caffe");
+}
+
+}  // namespace converter
+}  // namespace mace

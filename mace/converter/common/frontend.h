@@ -1,0 +1,69 @@
+// What every frontend (ONNX, TensorFlow, Caffe) shares: the options of a
+// conversion and the gaps `mace convert --check` reports. A frontend reads
+// its source files, checks every node, and lowers the supported ones into a
+// GraphBuilder; gaps are collected before failing, so one run lists them all.
+
+#ifndef MACE_CONVERTER_COMMON_FRONTEND_H_
+#define MACE_CONVERTER_COMMON_FRONTEND_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mace/converter/ir/graph_builder.h"
+#include "mace/core/tensor.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace converter {
+
+struct ConvertOptions {
+  // Fixed shapes for inputs (required for dynamic dimensions), in the
+  // source framework's own layout.
+  std::map<std::string, Shape> input_shapes;
+  // 4-D inputs / outputs in NHWC instead of the source's own layout (ONNX
+  // and Caffe are NCHW; TensorFlow is NHWC already).
+  bool inputs_nhwc = false;
+  bool outputs_nhwc = false;
+  // Inputs frozen to these values (for inputs the converter needs at
+  // conversion time: shapes, axes, scales); they stop being model inputs.
+  struct ConstantInput {
+    Shape shape;
+    bool is_int = false;
+    std::vector<float> floats;
+    std::vector<int32_t> ints;
+  };
+  std::map<std::string, ConstantInput> constant_inputs;
+  // Graph outputs to keep (TensorFlow graphs name none; ONNX and Caffe
+  // default to the model's own outputs when empty).
+  std::vector<std::string> output_names;
+};
+
+// One thing the converter cannot do, for the --check report.
+struct ConversionGap {
+  std::string op_type;
+  std::string node;
+  std::string reason;
+};
+
+// A model in its source framework: `platform` is onnx, tensorflow or caffe;
+// `weight_file` is Caffe's .caffemodel (the others keep weights in
+// `model_file`, or ONNX in external data beside it).
+struct SourceModel {
+  std::string platform;
+  std::string model_file;
+  std::string weight_file;
+};
+
+// Runs the platform's frontend. Unknown platforms and frontends this build
+// lacks are errors that say so.
+MaceStatus ConvertSourceModel(const SourceModel &source,
+                              const ConvertOptions &options,
+                              GraphBuilder *graph,
+                              std::vector<ConversionGap> *gaps);
+
+}  // namespace converter
+}  // namespace mace
+
+#endif  // MACE_CONVERTER_COMMON_FRONTEND_H_
