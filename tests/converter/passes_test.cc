@@ -17,6 +17,7 @@
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/core/status.h"
 #include "mace/model/model_builder.h"
+#include "mace/model/op_provenance.h"
 #include "tests/common/reference.h"
 
 namespace mace {
@@ -313,6 +314,20 @@ TEST(FoldBatchNormIntoConvTest, FoldsAChainOfBatchNormsInOneRun) {
   };
   ExpectRewrite(build, {FoldBatchNormIntoConv}, {"DepthwiseConv2d"});
   ExpectIdempotent(build, FoldBatchNormIntoConv);
+}
+
+TEST(FoldBatchNormIntoConvTest, RecordsTheFusedNodesForProfiles) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddWeighted(graph, "Conv2D", "conv", true);
+        AddBatchNorm(graph, "bn1", "conv", true);
+        AddBatchNorm(graph, "bn2", "bn1", false);
+        Output(graph, "bn2");
+      },
+      {FoldBatchNormIntoConv}, {"Conv2D"});
+  EXPECT_EQ(FusedSourceNodes(OpAt(net, 0)),
+            (std::vector<std::string>{"bn1", "bn2"}));
+  EXPECT_EQ(DescribeSourceNodes(OpAt(net, 0)), "conv (+ bn1, bn2)");
 }
 
 TEST(FoldBatchNormIntoConvTest, SkipsAConvOutputReadTwice) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mace/converter/passes/graph_utils.h"
+#include "mace/model/op_provenance.h"
 #include "mace/core/status.h"
 
 namespace mace {
@@ -71,6 +72,7 @@ int SoleConsumer(const GraphBuilder &graph, const ConsumerMap &consumers,
 size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
                       size_t consumer) {
   (*ops)[producer].set_output(0, (*ops)[consumer].output(0));
+  RecordFusion((*ops)[consumer], &(*ops)[producer]);
   ops->erase(ops->begin() + consumer);
   return consumer < producer ? producer - 1 : producer;
 }
