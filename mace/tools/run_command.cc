@@ -19,10 +19,12 @@
 #include "mace/core/status.h"
 #include "mace/core/thread_pool.h"
 #include "mace/model/model_loader.h"
+#include "mace/tools/benchmark_report.h"
 #include "mace/tools/command.h"
 #include "mace/tools/flags.h"
 #include "mace/tools/metrics.h"
 #include "mace/tools/npy.h"
+#include "mace/tools/table.h"
 
 namespace mace {
 namespace tools {
@@ -42,6 +44,7 @@ struct RunOptions {
   std::vector<std::string> validate;
   double threshold = 0.999;
   int seed = 0;
+  bool benchmark = false;
 };
 
 // What the command works on once the flags are checked.
@@ -100,6 +103,10 @@ void DeclareFlags(FlagSet *flags, RunOptions *o) {
                 "pass iff cosine similarity > X (default 0.999)",
                 &o->threshold);
   flags->Int("seed", "S", "seed of the random inputs (default 0)", &o->seed);
+  flags->Switch("benchmark", "after the timed rounds, run --round more with "
+                "per-op statistics and print MACE's model benchmark report "
+                "(op times, MACs, GMACPS by op, op type and model)",
+                &o->benchmark);
 }
 
 MaceStatus ParseRange(const std::string &text, double *lo, double *hi) {
@@ -344,6 +351,25 @@ MaceStatus TimeRuns(MaceEngine *engine, int rounds,
   return MaceStatus::MACE_SUCCESS;
 }
 
+// --benchmark: `rounds` more runs with per-op statistics after the timed
+// ones, which stand for MACE's warm-up and runs without statistics.
+MaceStatus ProfileRuns(MaceEngine *engine, int rounds,
+                       const std::map<std::string, MaceTensor> &inputs,
+                       std::map<std::string, MaceTensor> *outputs,
+                       const Timings &timings, BenchmarkRecord *record) {
+  record->warmup_ms = {timings.first_ms};
+  record->plain_ms = timings.rounds_ms;
+  record->profiled_ops.resize(rounds);
+  for (int r = 0; r < rounds; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    MACE_RETURN_IF_ERROR(
+        WithContext(engine->Run(inputs, outputs, &record->profiled_ops[r]),
+                    StrCat("profiled run (round ", r + 1, ")")));
+    record->profiled_ms.push_back(MillisSince(start));
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
 void PrintLatency(const Timings &t, int threads) {
   std::vector<double> sorted = t.rounds_ms;
   std::sort(sorted.begin(), sorted.end());
@@ -450,8 +476,9 @@ int OutputFormat(const NetDef &net, const std::string &name) {
 int Validate(const RunPlan &plan, double threshold,
              const std::map<std::string, MaceTensor> &outputs,
              MaceStatus *status) {
-  std::vector<std::vector<std::string>> rows = {
-      {"output", "shape", "cosine", "sqnr", "sqnr_db", "pixel_acc", "result"}};
+  Table table({"output", "shape", "cosine", "sqnr", "sqnr_db", "pixel_acc",
+               "result"},
+              {true, true, false, false, false, false, true});
   std::vector<std::string> failed;
   for (const std::string &name : plan.reference_order) {
     const NpyArray &reference = plan.references.at(name);
@@ -469,26 +496,12 @@ int Validate(const RunPlan &plan, double threshold,
                        OutputFormat(plan.net, name) == 2);
     const bool pass = PassesThreshold(s, threshold);
     if (!pass) failed.push_back(name);
-    rows.push_back({name, DimsString(actual.shape), FormatFixed(s.cosine, 6),
-                    FormatFixed(s.sqnr, 3), FormatFixed(s.sqnr_db, 2),
-                    FormatFixed(s.pixel_accuracy, 4), pass ? "PASS" : "FAIL"});
-  }
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto &row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], row[c].size());
-    }
+    table.AddRow({name, DimsString(actual.shape), FormatFixed(s.cosine, 6),
+                  FormatFixed(s.sqnr, 3), FormatFixed(s.sqnr_db, 2),
+                  FormatFixed(s.pixel_accuracy, 4), pass ? "PASS" : "FAIL"});
   }
   std::cout << "validation (pass iff cosine > " << threshold << ")\n";
-  for (const auto &row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      const bool left = c < 2 || c + 1 == row.size();
-      const std::string pad(widths[c] - row[c].size(), ' ');
-      line += "  " + (left ? row[c] + pad : pad + row[c]);
-    }
-    std::cout << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
-  }
+  table.PrintPlain(std::cout);
   std::cout.flush();
   if (failed.empty()) return kExitOk;
   std::string names;
@@ -545,6 +558,17 @@ int RunCommand(int argc, char **argv, int first) {
             << " ops), threads " << threads << ", affinity "
             << AffinityPolicyName(plan.policy) << "\n";
   PrintLatency(timings, threads);
+  if (options.benchmark) {
+    BenchmarkRecord record;
+    std::cerr << "benchmark: " << options.rounds
+              << " rounds with per-op statistics..." << std::endl;
+    status = ProfileRuns(engine.get(), options.rounds, inputs, &outputs,
+                         timings, &record);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      return ReportError(kCommand, status.information());
+    }
+    PrintBenchmarkReport(plan.net, record, std::cout);
+  }
   PrintOutputSummary(plan.net, outputs);
   if (!options.output_dir.empty()) {
     status = WriteOutputs(options.output_dir, plan.net, outputs);

@@ -80,6 +80,20 @@ expect 0 'prob +\[1,10\] +1\.000000 +inf +inf +1\.0000 +PASS' \
   "$MACE" run --model "$PB" --data "$DATA" \
   --validate-outputs "prob=$TMP/out1/prob.npy"
 
+# --benchmark prints MACE's eight sections, with non-zero GMACPS for the
+# convolutions in the per-op table.
+out="$("$MACE" run --model "$PB" --data "$DATA" --round 3 --benchmark 2>&1)" ||
+  fail "--benchmark failed:\n$out"
+for section in "Warm Up" "Run without statistics" "Run with statistics" \
+    "Sort by Run Order" "Sort by Computation Time" "Stat by Op Type" \
+    "Stat by MACs" "Summary of Ops' Stat"; do
+  grep -q "$section" <<<"$out" || fail "--benchmark lacks '$section':\n$out"
+done
+grep -Eq '^\| +Conv2D \|([^|]*\|){5} +[0-9]*[1-9][0-9]*\.[0-9]+ \|' <<<"$out" ||
+  grep -Eq '^\| +Conv2D \|([^|]*\|){5} +0\.[0-9]*[1-9][0-9]* \|' <<<"$out" ||
+  fail "--benchmark shows no non-zero GMACPS for Conv2D:\n$out"
+CHECKS=$((CHECKS + 1))
+
 # MACE's underscore spellings.
 expect 0 'rounds=2 threads=1$' "$MACE" run --model_file "$PB" \
   --model_data_file "$DATA" --num_threads 1 --round 2 \
