@@ -24,6 +24,7 @@
 #include "mace/tools/flags.h"
 #include "mace/tools/metrics.h"
 #include "mace/tools/npy.h"
+#include "mace/tools/run_model.h"
 #include "mace/tools/table.h"
 
 namespace mace {
@@ -31,32 +32,6 @@ namespace tools {
 namespace {
 
 constexpr char kCommand[] = "run";
-
-struct RunOptions {
-  std::string model;
-  std::string data;
-  std::vector<std::string> inputs;
-  std::string input_range = "-1,1";
-  std::string output_dir;
-  int rounds = 1;
-  int threads = -1;
-  std::string affinity = "none";
-  std::vector<std::string> validate;
-  double threshold = 0.999;
-  int seed = 0;
-  bool benchmark = false;
-};
-
-// What the command works on once the flags are checked.
-struct RunPlan {
-  NetDef net;
-  double range_lo = -1.0;
-  double range_hi = 1.0;
-  CPUAffinityPolicy policy = AFFINITY_NONE;
-  std::map<std::string, std::string> input_files;  // input → .npy
-  std::map<std::string, NpyArray> references;      // output → reference
-  std::vector<std::string> reference_order;
-};
 
 struct Timings {
   double init_ms = 0.0;
@@ -155,6 +130,8 @@ MaceStatus ParseAssignments(const std::vector<std::string> &entries,
   return MaceStatus::MACE_SUCCESS;
 }
 
+}  // namespace
+
 MaceStatus PrepareRun(const RunOptions &o, RunPlan *plan) {
   if (o.model.empty()) return InvalidArgs("--model is required");
   if (o.rounds < 1) return InvalidArgs("--round must be at least 1");
@@ -181,6 +158,8 @@ MaceStatus PrepareRun(const RunOptions &o, RunPlan *plan) {
   }
   return MaceStatus::MACE_SUCCESS;
 }
+
+namespace {
 
 // Largest input mace run allocates, in elements.
 constexpr int64_t kMaxInputElements = int64_t{1} << 31;
@@ -296,8 +275,11 @@ MaceStatus BuildInputs(const RunPlan &plan, int seed,
           InputFromNpy(info, file->second, shape, is_int, &buffer));
     } else {
       MaceStatus status;
-      buffer = RandomInput(count, is_int, plan.range_lo, plan.range_hi, &gen,
-                           &status);
+      auto range = plan.input_ranges.find(info.name());
+      const auto [lo, hi] = range != plan.input_ranges.end()
+                                ? range->second
+                                : std::make_pair(plan.range_lo, plan.range_hi);
+      buffer = RandomInput(count, is_int, lo, hi, &gen, &status);
       MACE_RETURN_IF_ERROR(status);
     }
     if (buffer == nullptr) {
@@ -465,6 +447,26 @@ MaceStatus WriteOutputs(const std::string &dir, const NetDef &net,
   return MaceStatus::MACE_SUCCESS;
 }
 
+// The inputs fed, as <dir>/<name>.npy, for a reference run on the same
+// values; `files` maps each input to its file.
+MaceStatus DumpInputs(const std::string &dir,
+                      const std::map<std::string, MaceTensor> &inputs,
+                      std::map<std::string, std::string> *files) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return InvalidArgs("cannot create '", dir, "': ", error.message());
+  }
+  for (const auto &[name, tensor] : inputs) {
+    const std::string path =
+        (std::filesystem::path(dir) / (SanitizeFileName(name) + ".npy"))
+            .string();
+    MACE_RETURN_IF_ERROR(WriteNpy(path, ToNpy(tensor)));
+    (*files)[name] = path;
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
 int OutputFormat(const NetDef &net, const std::string &name) {
   for (const InputOutputInfo &info : net.output_info()) {
     if (info.name() == name) return info.data_format();
@@ -516,14 +518,28 @@ int Validate(const RunPlan &plan, double threshold,
 
 int RunCommand(int argc, char **argv, int first) {
   RunOptions options;
+  ConfigRunOptions config;
   FlagSet flags(
       "mace run --model M.pb --data M.data [--input NAME=FILE ...] "
-      "[options]",
+      "[options]\n       mace run --config deploy.yml [--model-name M] "
+      "[--validate] [options]",
       "Runs a converted model on the CPU: inputs from .npy files or random\n"
       "values, latency of init, the first run and --round timed runs, outputs\n"
-      "as .npy, and validation against reference outputs. Exit status: 0 ok,\n"
-      "1 validation failed, 2 bad input.");
+      "as .npy, and validation against reference outputs. With --config, runs\n"
+      "each model of a deployment file as `mace convert --config` wrote it.\n"
+      "Exit status: 0 ok, 1 validation failed, 2 bad input.");
   DeclareFlags(&flags, &options);
+  flags.String("config", "deploy.yml", "run the models of a MACE deployment "
+               "file from <build-dir>/<library_name>/model/", &config.config_file);
+  flags.String("model-name", "M", "with --config: only this model",
+               &config.model_name);
+  flags.String("build-dir", "DIR", "with --config: where `mace convert "
+               "--config` wrote build/ (default: build)", &config.build_dir);
+  flags.String("input-dir", "DIR", "with --config: feed input NAME from "
+               "DIR/NAME.npy when it exists", &config.input_dir);
+  flags.Switch("validate", "with --config: compare the outputs with the "
+               "source framework's on the same inputs (or the file's "
+               "validation_outputs_data)", &config.validate);
   bool help = false;
   MaceStatus status = flags.Parse(argc, argv, first, &help);
   if (status != MaceStatus::MACE_SUCCESS) {
@@ -533,19 +549,45 @@ int RunCommand(int argc, char **argv, int first) {
     std::cout << flags.Help();
     return kExitOk;
   }
+  if (!config.config_file.empty()) {
+    for (const char *flag : {"model", "data", "input", "validate-outputs"}) {
+      if (flags.WasSet(flag)) {
+        return ReportError(kCommand, std::string("--") + flag +
+                                         " cannot be combined with --config "
+                                         "(the deployment file says it)");
+      }
+    }
+    return RunFromConfig(options, config);
+  }
+  for (const char *flag : {"model-name", "build-dir", "input-dir",
+                           "validate"}) {
+    if (flags.WasSet(flag)) {
+      return ReportError(kCommand, std::string("--") + flag +
+                                       " needs --config");
+    }
+  }
   RunPlan plan;
   status = PrepareRun(options, &plan);
   if (status != MaceStatus::MACE_SUCCESS) {
     return ReportError(kCommand, status.information());
   }
+  return RunModel(options, &plan);
+}
+
+int RunModel(const RunOptions &options, RunPlan *plan) {
+  MaceStatus status;
   // The engine first: it checks the model (shapes included) before any
   // input is built for it.
   std::shared_ptr<MaceEngine> engine;
   Timings timings;
   std::map<std::string, MaceTensor> inputs, outputs;
-  status = CreateEngine(options, plan, &engine, &timings.init_ms);
+  status = CreateEngine(options, *plan, &engine, &timings.init_ms);
   if (status == MaceStatus::MACE_SUCCESS) {
-    status = BuildInputs(plan, options.seed, &inputs);
+    status = BuildInputs(*plan, options.seed, &inputs);
+  }
+  std::map<std::string, std::string> dumped_inputs;
+  if (status == MaceStatus::MACE_SUCCESS && !plan->inputs_dump_dir.empty()) {
+    status = DumpInputs(plan->inputs_dump_dir, inputs, &dumped_inputs);
   }
   if (status == MaceStatus::MACE_SUCCESS) {
     status = TimeRuns(engine.get(), options.rounds, inputs, &outputs, &timings);
@@ -553,10 +595,10 @@ int RunCommand(int argc, char **argv, int first) {
   if (status != MaceStatus::MACE_SUCCESS) {
     return ReportError(kCommand, status.information());
   }
-  const int threads = ThreadPool(options.threads, plan.policy).num_threads();
-  std::cout << "model       " << options.model << " (" << plan.net.op_size()
+  const int threads = ThreadPool(options.threads, plan->policy).num_threads();
+  std::cout << "model       " << options.model << " (" << plan->net.op_size()
             << " ops), threads " << threads << ", affinity "
-            << AffinityPolicyName(plan.policy) << "\n";
+            << AffinityPolicyName(plan->policy) << "\n";
   PrintLatency(timings, threads);
   if (options.benchmark) {
     BenchmarkRecord record;
@@ -567,17 +609,23 @@ int RunCommand(int argc, char **argv, int first) {
     if (status != MaceStatus::MACE_SUCCESS) {
       return ReportError(kCommand, status.information());
     }
-    PrintBenchmarkReport(plan.net, record, std::cout);
+    PrintBenchmarkReport(plan->net, record, std::cout);
   }
-  PrintOutputSummary(plan.net, outputs);
+  PrintOutputSummary(plan->net, outputs);
   if (!options.output_dir.empty()) {
-    status = WriteOutputs(options.output_dir, plan.net, outputs);
+    status = WriteOutputs(options.output_dir, plan->net, outputs);
     if (status != MaceStatus::MACE_SUCCESS) {
       return ReportError(kCommand, status.information());
     }
   }
-  if (plan.references.empty()) return kExitOk;
-  const int result = Validate(plan, options.threshold, outputs, &status);
+  if (plan->make_references) {
+    status = plan->make_references(dumped_inputs, plan);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      return ReportError(kCommand, status.information());
+    }
+  }
+  if (plan->references.empty()) return kExitOk;
+  const int result = Validate(*plan, options.threshold, outputs, &status);
   if (status != MaceStatus::MACE_SUCCESS) {
     return ReportError(kCommand, status.information());
   }

@@ -1,0 +1,247 @@
+// `mace run --config deploy.yml`: runs each model of a deployment file from
+// build/<library_name>/model/ (where `mace convert --config` wrote it), with
+// the file's input ranges and validation data, and with --validate checks
+// its outputs against the source framework's on the same inputs.
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "mace/core/status.h"
+#include "mace/tools/command.h"
+#include "mace/tools/deploy_config.h"
+#include "mace/tools/run_model.h"
+
+extern char **environ;
+
+namespace mace {
+namespace tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kCommand[] = "run";
+
+// The project's reference runner (scripts/reference_outputs.py), which runs
+// the source model with its own framework; MACE_REFERENCE_SCRIPT overrides
+// where it is, MACE_PYTHON the interpreter.
+std::string ReferenceScript() {
+  const char *path = std::getenv("MACE_REFERENCE_SCRIPT");
+  return path != nullptr ? path : MACE_SOURCE_DIR "/scripts/reference_outputs.py";
+}
+
+std::string Python() {
+  const char *python = std::getenv("MACE_PYTHON");
+  return python != nullptr ? python : "python3";
+}
+
+// Runs argv[0] (searched in PATH) and waits; no shell in between.
+MaceStatus RunProgram(const std::vector<std::string> &args) {
+  std::vector<char *> argv;
+  for (const std::string &arg : args) {
+    argv.push_back(const_cast<char *>(arg.c_str()));
+  }
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) !=
+      0) {
+    return InvalidArgs("cannot start '", args[0], "'");
+  }
+  int wait_status = 0;
+  if (waitpid(pid, &wait_status, 0) < 0 || !WIFEXITED(wait_status) ||
+      WEXITSTATUS(wait_status) != 0) {
+    std::string line;
+    for (const std::string &arg : args) line += (line.empty() ? "" : " ") + arg;
+    return InvalidArgs("reference run failed: ", line);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+bool SourceIsNchw(const std::string &platform) {
+  return platform == "onnx" || platform == "caffe";
+}
+
+// "<name>=<file>" plus ":NHWC" when mace's tensor is NHWC while the source
+// framework's is NCHW, so the runner transposes.
+std::string TensorArg(const std::string &name, const std::string &file,
+                      const DeployModel &model, const InputOutputInfo *info) {
+  const bool transposed = SourceIsNchw(model.platform) && info != nullptr &&
+                          info->data_format() == 1 && info->dims_size() == 4;
+  return name + "=" + file + (transposed ? ":NHWC" : "");
+}
+
+const InputOutputInfo *FindInfo(
+    const google::protobuf::RepeatedPtrField<InputOutputInfo> &infos,
+    const std::string &name) {
+  for (const InputOutputInfo &info : infos) {
+    if (info.name() == name) return &info;
+  }
+  return nullptr;
+}
+
+// The source framework's outputs on the inputs mace was fed.
+MaceStatus SourceReferences(const DeployModel &model, const std::string &dir,
+                            const std::map<std::string, std::string> &inputs,
+                            RunPlan *plan) {
+  std::vector<std::string> args = {Python(), ReferenceScript(), "--platform",
+                                   model.platform, "--model",
+                                   model.model_file_path};
+  if (!model.weight_file_path.empty()) {
+    args.insert(args.end(), {"--weights", model.weight_file_path});
+  }
+  for (const auto &[name, file] : inputs) {
+    args.insert(args.end(),
+                {"--input", TensorArg(name, file, model,
+                                      FindInfo(plan->net.input_info(), name))});
+  }
+  std::map<std::string, std::string> files;
+  for (const InputOutputInfo &info : plan->net.output_info()) {
+    const std::string file =
+        (fs::path(dir) / (SanitizeFileName(info.name()) + ".npy")).string();
+    files[info.name()] = file;
+    args.insert(args.end(),
+                {"--output", TensorArg(info.name(), file, model, &info)});
+  }
+  std::cerr << "validate: running '" << model.name << "' with "
+            << model.platform << " for reference outputs..." << std::endl;
+  MACE_RETURN_IF_ERROR(RunProgram(args));
+  for (const auto &[name, file] : files) {
+    MACE_RETURN_IF_ERROR(ReadNpy(file, &plan->references[name]));
+    plan->reference_order.push_back(name);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+// A fresh folder for a model's inputs and references, removed at exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "mace-run.XXXXXX");
+    if (mkdtemp(&pattern[0]) != nullptr) path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path_.empty()) fs::remove_all(path_, ignored);
+  }
+  const std::string &path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+MaceStatus PlanModel(const DeployModel &model, const ConfigRunOptions &c,
+                     const std::string &work_dir, RunPlan *plan) {
+  const DeploySubgraph &graph = model.subgraphs[0];
+  for (size_t i = 0; i < graph.input_tensors.size(); ++i) {
+    const std::string &name = graph.input_tensors[i];
+    if (!graph.input_ranges.empty()) {
+      plan->input_ranges[name] = graph.input_ranges.size() == 1
+                                     ? graph.input_ranges[0]
+                                     : graph.input_ranges[i];
+    }
+    std::string file;
+    if (!c.input_dir.empty()) {
+      const fs::path candidate =
+          fs::path(c.input_dir) / (SanitizeFileName(name) + ".npy");
+      if (fs::exists(candidate)) file = candidate.string();
+    }
+    if (file.empty() && i < graph.validation_inputs_data.size()) {
+      file = graph.validation_inputs_data[i];
+    }
+    if (!file.empty()) plan->input_files[name] = file;
+  }
+  if (!c.validate) return MaceStatus::MACE_SUCCESS;
+  if (!graph.validation_outputs_data.empty()) {
+    for (size_t i = 0; i < graph.output_tensors.size() &&
+                       i < graph.validation_outputs_data.size();
+         ++i) {
+      const std::string &name = graph.output_tensors[i];
+      MACE_RETURN_IF_ERROR(
+          ReadNpy(graph.validation_outputs_data[i], &plan->references[name]));
+      plan->reference_order.push_back(name);
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+  plan->inputs_dump_dir = work_dir + "/inputs";
+  const std::string reference_dir = work_dir + "/reference";
+  fs::create_directories(reference_dir);
+  plan->make_references =
+      [model, reference_dir](const std::map<std::string, std::string> &inputs,
+                             RunPlan *plan) {
+        return SourceReferences(model, reference_dir, inputs, plan);
+      };
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus SelectModels(const DeployConfig &config, const std::string &name,
+                        std::vector<const DeployModel *> *models) {
+  std::vector<std::string> names;
+  for (const DeployModel &model : config.models) {
+    names.push_back(model.name);
+    if (name.empty() || model.name == name) models->push_back(&model);
+  }
+  if (models->empty()) {
+    return InvalidArgs(UnknownNameMessage(
+        "--model-name '" + name + "' is not a model of " + config.path, name,
+        names));
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace
+
+int RunFromConfig(const RunOptions &base, const ConfigRunOptions &c) {
+  DeployConfig config;
+  MaceStatus status = ParseDeployConfig(c.config_file, &config);
+  std::vector<const DeployModel *> models;
+  if (status == MaceStatus::MACE_SUCCESS) {
+    status = SelectModels(config, c.model_name, &models);
+  }
+  if (status != MaceStatus::MACE_SUCCESS) {
+    return ReportError(kCommand, status.information());
+  }
+  int worst = kExitOk;
+  for (const DeployModel *model : models) {
+    std::cout << "==== model '" << model->name << "'\n";
+    const fs::path base_path =
+        fs::path(c.build_dir) / config.library_name / "model" / model->name;
+    RunOptions options = base;
+    options.model = base_path.string() + ".pb";
+    options.data = base_path.string() + ".data";
+    if (!fs::exists(options.model)) {
+      return ReportError(kCommand, "'" + options.model + "' does not exist: "
+                         "convert first with `mace convert --config " +
+                         c.config_file + "`");
+    }
+    if (!base.output_dir.empty()) {
+      options.output_dir = (fs::path(base.output_dir) / model->name).string();
+    }
+    auto threshold = model->validation_threshold.find("CPU");
+    if (threshold != model->validation_threshold.end()) {
+      options.threshold = threshold->second;
+    }
+    TempDir work;
+    RunPlan plan;
+    status = PrepareRun(options, &plan);
+    if (status == MaceStatus::MACE_SUCCESS && work.path().empty()) {
+      status = InvalidArgs("cannot create a temporary folder");
+    }
+    if (status == MaceStatus::MACE_SUCCESS) {
+      status = PlanModel(*model, c, work.path(), &plan);
+    }
+    if (status != MaceStatus::MACE_SUCCESS) {
+      return ReportError(kCommand, "model '" + model->name +
+                                       "': " + status.information());
+    }
+    worst = std::max(worst, RunModel(options, &plan));
+    if (worst == kExitBadInput) return worst;
+  }
+  return worst;
+}
+
+}  // namespace tools
+}  // namespace mace

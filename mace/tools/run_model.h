@@ -1,0 +1,79 @@
+// One model run by `mace run`: the flags' values, what they resolve to, and
+// the run itself (engine, inputs, timed rounds, --benchmark, outputs,
+// validation). `mace run --model` runs one; `mace run --config` one per
+// model of a deployment file (run_config.cc).
+
+#ifndef MACE_TOOLS_RUN_MODEL_H_
+#define MACE_TOOLS_RUN_MODEL_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mace/model/mace.pb.h"
+#include "mace/public/mace.h"
+#include "mace/tools/npy.h"
+
+namespace mace {
+namespace tools {
+
+struct RunOptions {
+  std::string model;
+  std::string data;
+  std::vector<std::string> inputs;
+  std::string input_range = "-1,1";
+  std::string output_dir;
+  int rounds = 1;
+  int threads = -1;
+  std::string affinity = "none";
+  std::vector<std::string> validate;
+  double threshold = 0.999;
+  int seed = 0;
+  bool benchmark = false;
+};
+
+// What a run works on once the flags are checked.
+struct RunPlan {
+  NetDef net;
+  double range_lo = -1.0;
+  double range_hi = 1.0;
+  // Per-input ranges of random values (the deployment file's input_ranges)
+  // over range_lo/range_hi.
+  std::map<std::string, std::pair<double, double>> input_ranges;
+  CPUAffinityPolicy policy = AFFINITY_NONE;
+  std::map<std::string, std::string> input_files;  // input → .npy
+  std::map<std::string, NpyArray> references;      // output → reference
+  std::vector<std::string> reference_order;
+  // When set, every input fed is written there as <name>.npy and
+  // make_references is called with those files after the run, to fill
+  // `references` (outputs of the source framework on the same inputs).
+  std::string inputs_dump_dir;
+  std::function<MaceStatus(const std::map<std::string, std::string> &,
+                           RunPlan *)>
+      make_references;
+};
+
+// Loads the model and checks the flags against it.
+MaceStatus PrepareRun(const RunOptions &options, RunPlan *plan);
+
+// Runs the plan and prints its report; returns the exit status (errors are
+// reported by name of `command`).
+int RunModel(const RunOptions &options, RunPlan *plan);
+
+// `mace run --config deploy.yml`: every model of the file (or the one
+// named), from build/<library_name>/model/.
+struct ConfigRunOptions {
+  std::string config_file;
+  std::string model_name;
+  std::string build_dir = "build";
+  std::string input_dir;
+  bool validate = false;
+};
+int RunFromConfig(const RunOptions &options, const ConfigRunOptions &config);
+
+}  // namespace tools
+}  // namespace mace
+
+#endif  // MACE_TOOLS_RUN_MODEL_H_

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# End-to-end checks of `mace run --config deploy.yml` on the bundled ONNX
+# model (models/mini_cnn): runs by config alone, validation against ONNX
+# Runtime (scripts/reference_outputs.py, pip's python3) and against the
+# file's validation data, --benchmark, model selection and errors.
+# Usage: bash tests/tools/run_config_test.sh <path-to-mace>
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 <path-to-mace>" >&2
+  exit 2
+fi
+MACE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+MODEL_DIR="$SRC/models/mini_cnn"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+CHECKS=0
+
+fail() {
+  printf 'FAIL: %b\n' "$*" >&2
+  exit 1
+}
+
+# expect CODE PATTERN CMD...: CMD exits with CODE and its output (stdout and
+# stderr) matches the extended regex PATTERN.
+expect() {
+  local code="$1" pattern="$2" out rc=0
+  shift 2
+  out="$("$@" 2>&1)" || rc=$?
+  [[ $rc -eq $code ]] || fail "exit $rc, expected $code: $*\n$out"
+  grep -Eq -- "$pattern" <<<"$out" ||
+    fail "output does not match '$pattern': $*\n$out"
+  CHECKS=$((CHECKS + 1))
+}
+
+mkdir -p "$TMP/cfg/models" "$TMP/work"
+cp "$MODEL_DIR/mini_cnn.onnx" "$MODEL_DIR/input.npy" "$MODEL_DIR/prob.npy" \
+  "$TMP/cfg/models/"
+cat >"$TMP/cfg/deploy.yml" <<'YAML'
+library_name: mini
+target_abis: [host]
+model_graph_format: file
+model_data_format: file
+models:
+  mini_nchw:
+    platform: onnx
+    model_file_path: models/mini_cnn.onnx
+    subgraphs:
+      - input_tensors: input
+        input_shapes: 1,3,32,32
+        input_data_formats: NCHW
+        input_ranges: 0,1
+        output_tensors: prob
+        output_data_formats: NCHW
+  mini_nhwc:
+    platform: onnx
+    model_file_path: models/mini_cnn.onnx
+    input_tensors: input
+    input_shapes: 1,32,32,3
+    output_tensors: prob
+    validation_threshold:
+      CPU: 0.9999
+  mini_given:
+    platform: onnx
+    model_file_path: models/mini_cnn.onnx
+    input_tensors: input
+    input_shapes: 1,3,32,32
+    input_data_formats: NCHW
+    output_tensors: prob
+    output_data_formats: NCHW
+    validation_inputs_data: models/input.npy
+    validation_outputs_data: models/prob.npy
+YAML
+cd "$TMP/work"
+
+expect 2 "does not exist: convert first with .mace convert --config" \
+  "$MACE" run --config ../cfg/deploy.yml
+expect 0 "wrote build/mini/" "$MACE" convert --config ../cfg/deploy.yml
+
+# Every model runs and validates against ONNX Runtime on the same (random,
+# NHWC for mini_nhwc) inputs, or against the file's validation data.
+out="$("$MACE" run --config ../cfg/deploy.yml --validate --round 2 \
+  --output-dir "$TMP/out" 2>&1)" || fail "run --config --validate:\n$out"
+[[ $(grep -c ' PASS$' <<<"$out") -eq 3 ]] || fail "not 3 PASS:\n$out"
+grep -q "pass iff cosine > 0.9999" <<<"$out" ||
+  fail "mini_nhwc's validation_threshold was not used:\n$out"
+for model in mini_nchw mini_nhwc mini_given; do
+  [[ -s "$TMP/out/$model/prob.npy" ]] || fail "no $TMP/out/$model/prob.npy"
+done
+cmp -s "$TMP/out/mini_given/prob.npy" "$TMP/out/mini_nchw/prob.npy" &&
+  fail "validation_inputs_data was not fed"
+CHECKS=$((CHECKS + 1))
+
+# A wrong reference fails with exit 1.
+cp "$MODEL_DIR/prob.npy" "$TMP/cfg/models/prob.npy.bak"
+python3 -c "import numpy as n; a=n.load('$MODEL_DIR/prob.npy'); n.save('$TMP/cfg/models/prob.npy', a[:, ::-1].copy())"
+expect 1 "validation failed" "$MACE" run --config ../cfg/deploy.yml \
+  --model_name mini_given --validate
+mv "$TMP/cfg/models/prob.npy.bak" "$TMP/cfg/models/prob.npy"
+
+# --model-name picks one; --input-dir feeds inputs; --benchmark reports.
+python3 -c "import numpy as n; n.save('$TMP/input.npy', n.zeros((1,32,32,3), n.float32))"
+expect 0 "==== model 'mini_nhwc'" "$MACE" run --config ../cfg/deploy.yml \
+  --model-name mini_nhwc --input-dir "$TMP" --validate \
+  --output-dir "$TMP/zeros"
+python3 - "$TMP/zeros/mini_nhwc/prob.npy" "$TMP/out/mini_nhwc/prob.npy" <<'PY'
+import sys, numpy as n
+assert not n.allclose(n.load(sys.argv[1]), n.load(sys.argv[2])), "--input-dir ignored"
+PY
+expect 0 "Stat by MACs" "$MACE" run --config ../cfg/deploy.yml \
+  --model-name mini_nchw --benchmark --round 2 --num-threads 1
+
+# Errors.
+expect 2 "'mini' is not a model of ../cfg/deploy.yml; did you mean" \
+  "$MACE" run --config ../cfg/deploy.yml --model-name mini
+expect 2 "--model cannot be combined with --config" "$MACE" run \
+  --config ../cfg/deploy.yml --model x.pb
+expect 2 "--validate needs --config" "$MACE" run --model x.pb --validate
+expect 2 "cannot open the deployment file" "$MACE" run --config nope.yml
+
+echo "run_config_test: $CHECKS checks passed"
