@@ -9,6 +9,7 @@
 #include <set>
 
 #include "mace/converter/common/frontend.h"
+#include "mace/converter/common/model_rewrites.h"
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/converter/onnx/onnx_frontend.h"
 #include "mace/converter/passes/passes.h"
@@ -93,15 +94,16 @@ void PrintGaps(const std::vector<converter::ConversionGap> &gaps) {
   }
 }
 
-// The one conversion both `mace convert` paths run: an ONNX model → the
+// The one conversion both `mace convert` paths run: a source model → the
 // optimized graph → <output_dir>/<name>.pb + .data. With `gaps` (--check)
-// it stops after lowering and writes nothing. `inspect`, when given, sees
-// the finished model before anything is written; its error stops the write.
+// it stops after lowering and writes nothing. `finish`, when given, checks
+// and rewrites the finished model before anything is written; its error
+// stops the write.
 MaceStatus ConvertOneModel(
     const converter::SourceModel &source, const std::string &name,
     const converter::ConvertOptions &options, WeightStorage storage,
     const std::string &output_dir,
-    const std::function<MaceStatus(const NetDef &)> &inspect,
+    const std::function<MaceStatus(NetDef *)> &finish,
     std::vector<converter::ConversionGap> *gaps, std::string *summary) {
   converter::GraphBuilder graph;
   std::vector<converter::ConversionGap> own_gaps;
@@ -117,7 +119,7 @@ MaceStatus ConvertOneModel(
     return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
                       "'" + source.model_file + "': " + status.information());
   }
-  if (inspect) MACE_RETURN_IF_ERROR(inspect(model.net()));
+  if (finish) MACE_RETURN_IF_ERROR(finish(model.mutable_net()));
   mkdir(output_dir.c_str(), 0755);
   const std::string base = output_dir + "/" + name;
   MACE_RETURN_IF_ERROR(
@@ -293,8 +295,11 @@ MaceStatus ConvertFromConfig(const std::string &config_path,
     MaceStatus status = ConvertOneModel(
         source, model.name, options, storage,
         (temp / "model").string(),
-        [&](const NetDef &net) {
-          return CheckDeclaredTensors(config, model, net);
+        [&](NetDef *net) {
+          MACE_RETURN_IF_ERROR(CheckDeclaredTensors(config, model, *net));
+          converter::SetWinograd(net, model.winograd);
+          if (model.obfuscate) converter::ObfuscateNames(net);
+          return MaceStatus(MaceStatus::MACE_SUCCESS);
         },
         nullptr, &summary);
     if (status != MaceStatus::MACE_SUCCESS) {

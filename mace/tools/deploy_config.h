@@ -44,7 +44,7 @@ struct DeployModel {
   std::string weight_sha256_checksum;
   std::string runtime = "cpu";
   std::string data_type = "fp32_fp32";
-  int winograd = 0;
+  int winograd = -1;  // absent: the runtime chooses; 0 never; 2, 4 the tile
   bool obfuscate = false;
   bool quantize = false;
   bool quantize_large_weights = false;

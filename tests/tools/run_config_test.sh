@@ -71,6 +71,14 @@ models:
     output_data_formats: NCHW
     validation_inputs_data: models/input.npy
     validation_outputs_data: models/prob.npy
+  mini_obfuscated:
+    platform: onnx
+    model_file_path: models/mini_cnn.onnx
+    obfuscate: 1
+    winograd: 2
+    input_tensors: input
+    input_shapes: 1,32,32,3
+    output_tensors: prob
 YAML
 cd "$TMP/work"
 
@@ -82,7 +90,7 @@ expect 0 "wrote build/mini/" "$MACE" convert --config ../cfg/deploy.yml
 # NHWC for mini_nhwc) inputs, or against the file's validation data.
 out="$("$MACE" run --config ../cfg/deploy.yml --validate --round 2 \
   --output-dir "$TMP/out" 2>&1)" || fail "run --config --validate:\n$out"
-[[ $(grep -c ' PASS$' <<<"$out") -eq 3 ]] || fail "not 3 PASS:\n$out"
+[[ $(grep -c ' PASS$' <<<"$out") -eq 4 ]] || fail "not 4 PASS:\n$out"
 grep -q "pass iff cosine > 0.9999" <<<"$out" ||
   fail "mini_nhwc's validation_threshold was not used:\n$out"
 for model in mini_nchw mini_nhwc mini_given; do
@@ -90,6 +98,17 @@ for model in mini_nchw mini_nhwc mini_given; do
 done
 cmp -s "$TMP/out/mini_given/prob.npy" "$TMP/out/mini_nchw/prob.npy" &&
   fail "validation_inputs_data was not fed"
+CHECKS=$((CHECKS + 1))
+
+# obfuscate: no source node name is left in the graph, I/O names are.
+graph="$(tr -c '[:print:]' ' ' <build/mini/model/mini_obfuscated.pb)"
+for word in conv1 relu6 residual softmax; do
+  grep -q "$word" <<<"$graph" && fail "obfuscated graph mentions '$word'"
+done
+grep -q input <<<"$graph" && grep -q prob <<<"$graph" ||
+  fail "obfuscation renamed the model's inputs or outputs"
+grep -q "$word" <<<"$(tr -c '[:print:]' ' ' <build/mini/model/mini_nhwc.pb)" ||
+  fail "the plain graph should mention '$word'"
 CHECKS=$((CHECKS + 1))
 
 # A wrong reference fails with exit 1.
