@@ -17,6 +17,7 @@
 #include "mace/tools/command.h"
 #include "mace/tools/deploy_config.h"
 #include "mace/tools/flags.h"
+#include "mace/tools/model_code.h"
 #include "mace/tools/npy.h"
 
 namespace mace {
@@ -246,6 +247,27 @@ MaceStatus FileSystemError(const std::string &what,
                     what + ": " + error.message());
 }
 
+// libmace.a and libmace.so of this build, which a deployment links
+// (MACE's build/<library_name>/lib/); skipped, with a note, when this mace
+// runs away from its build tree.
+MaceStatus CopyLibraries(const std::filesystem::path &lib) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::create_directories(lib, error);
+  if (error) return FileSystemError("cannot create " + lib.string(), error);
+  for (const char *name : {"libmace.a", "libmace.so"}) {
+    const fs::path built = fs::path(MACE_LIBRARY_DIR) / name;
+    if (!fs::exists(built)) {
+      std::cerr << "mace " << kCommand << ": note: " << built.string()
+                << " not found; lib/ lacks " << name << "\n";
+      continue;
+    }
+    fs::copy_file(built, lib / name, error);
+    if (error) return FileSystemError("cannot copy " + built.string(), error);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
 // Every model of the deployment file into a temporary folder next to the
 // output, then moved into <root>/build/<library_name>/: nothing is written
 // there when any model fails.
@@ -331,9 +353,15 @@ MaceStatus ConvertFromConfig(const std::string &config_path,
                            error);
   }
 
-  // Move into place, file by file: other files of the tree (libraries of a
-  // later build) stay.
-  for (const char *sub : {"model", "include/mace/public"}) {
+  if (config.model_graph_format == "code") {
+    std::cerr << "mace " << kCommand << ": compiling the model code..."
+              << std::endl;
+    MACE_RETURN_IF_ERROR(WriteModelCode(config, temp));
+  }
+  MACE_RETURN_IF_ERROR(CopyLibraries(temp / "lib"));
+
+  // Move into place, entry by entry: other files of the tree stay.
+  for (const char *sub : {"model", "include/mace/public", "lib"}) {
     fs::create_directories(library / sub, error);
     if (error) {
       return FileSystemError("cannot create " + (library / sub).string(),
@@ -342,17 +370,29 @@ MaceStatus ConvertFromConfig(const std::string &config_path,
     for (const fs::directory_entry &entry :
          fs::directory_iterator(temp / sub)) {
       const fs::path target = library / sub / entry.path().filename();
+      if (fs::is_directory(target)) fs::remove_all(target, error);
       fs::rename(entry.path(), target, error);
       if (error) {
         return FileSystemError("cannot move into " + target.string(), error);
       }
     }
   }
+  // Model files of an earlier file-format conversion would shadow the code.
+  const bool graph_in_code = config.model_graph_format == "code";
+  const bool data_in_code = config.model_data_format == "code";
   for (const DeployModel &model : config.models) {
-    const fs::path base = library / "model" / model.name;
+    const std::string base = (library / "model" / model.name).string();
+    if (graph_in_code) fs::remove(base + ".pb", error);
+    if (data_in_code) fs::remove(base + ".data", error);
     std::cout << "converted model '" << model.name << "' ("
-              << model.model_file_path << ") → " << base.string() << ".pb, "
-              << base.string() << ".data\n";
+              << model.model_file_path << ") → "
+              << (graph_in_code ? "code" : base + ".pb") << ", "
+              << (data_in_code ? "code" : base + ".data") << "\n";
+  }
+  if (graph_in_code) {
+    std::cout << "wrote " << (library / "model").string() << "/"
+              << config.library_name << ".a (CreateMaceEngineFromCode in "
+              << "include/mace/public/mace_engine_factory.h)\n";
   }
   std::cout << "wrote " << library.string() << "/ (" << config.models.size()
             << " model" << (config.models.size() == 1 ? "" : "s")

@@ -598,14 +598,16 @@ class Parser {
     for (const char *key : {"model_graph_format", "model_data_format"}) {
       if (!root[key]) continue;
       const std::string value = OneOf(root[key], key, {"file", "code"});
-      if (value == "code") {
-        Fail(std::string("'") + key + ": code' is not yet supported; use "
-             "file",
-             root[key]);
-      }
       (std::string(key) == "model_graph_format" ? config->model_graph_format
                                                 : config->model_data_format) =
           value;
+    }
+    if (config->model_data_format == "code" &&
+        config->model_graph_format != "code") {
+      // The weights compiled in are reached through the graph's code
+      // (CreateMaceEngineFromCode), as in MACE.
+      Fail("'model_data_format: code' needs 'model_graph_format: code'",
+           root["model_data_format"]);
     }
     const YAML::Node models = root["models"];
     if (!models.IsMap() || models.size() == 0) {

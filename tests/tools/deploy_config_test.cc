@@ -265,10 +265,10 @@ TEST_F(DeployConfigTest, UnsupportedValues) {
   ExpectError(OneModel("    data_type: int8\n"),
               "'data_type' is 'int8'; it should be", 11);
   ExpectError(OneModel("    data_type: fp16_fp16\n"), "fp16_fp16", 11);
-  ExpectError("model_graph_format: code\n" + OneModel(""),
-              "'model_graph_format: code' is not yet supported", 1);
   ExpectError("model_data_format: code\n" + OneModel(""),
-              "'model_data_format: code' is not yet supported", 1);
+              "'model_data_format: code' needs 'model_graph_format: code'", 1);
+  ExpectError("model_graph_format: source\n" + OneModel(""),
+              "'model_graph_format' is 'source'", 1);
   ExpectError(OneModel("        input_data_formats: NHCW\n"),
               "should be NHWC, NCHW or NONE", 11);
   ExpectError(OneModel("        input_ranges: '1,-1'\n"),
