@@ -207,11 +207,18 @@ int RunFromConfig(const RunOptions &base, const ConfigRunOptions &c) {
   int worst = kExitOk;
   for (const DeployModel *model : models) {
     std::cout << "==== model '" << model->name << "'\n";
-    const fs::path base_path =
-        fs::path(c.build_dir) / config.library_name / "model" / model->name;
+    // With model_graph_format: code, the bytes compiled into the library
+    // stay beside its sources in model/code/.
+    const fs::path model_dir =
+        fs::path(c.build_dir) / config.library_name / "model";
+    const fs::path code_dir = model_dir / "code";
     RunOptions options = base;
-    options.model = base_path.string() + ".pb";
-    options.data = base_path.string() + ".data";
+    options.model =
+        ((config.model_graph_format == "code" ? code_dir : model_dir) /
+         (model->name + ".pb")).string();
+    options.data =
+        ((config.model_data_format == "code" ? code_dir : model_dir) /
+         (model->name + ".data")).string();
     if (!fs::exists(options.model)) {
       return ReportError(kCommand, "'" + options.model + "' does not exist: "
                          "convert first with `mace convert --config " +

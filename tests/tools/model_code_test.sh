@@ -96,6 +96,12 @@ grep -q "no model 'nope' in this library" "$TMP/err" ||
   fail "unexpected error: $(cat "$TMP/err")"
 CHECKS=$((CHECKS + 2))
 
+# mace run --config runs and validates the code-format models too.
+out="$("$MACE" run --config ../cfg/deploy.yml --validate --round 2 2>&1)" ||
+  fail "run --config on the code format:\n$out"
+[[ $(grep -c ' PASS$' <<<"$out") -eq 2 ]] || fail "not 2 PASS:\n$out"
+CHECKS=$((CHECKS + 1))
+
 # Graph in code, weights in a file the app loads.
 write_config code file
 "$MACE" convert --config ../cfg/deploy.yml >/dev/null
