@@ -96,6 +96,31 @@ class MobileNetV1(nn.Module):
         return self.classifier(torch.flatten(x, 1))
 
 
+class TwoStream(nn.Module):
+    """A two-input net: a small conv trunk on a 64x64 image and an MLP on a
+    16-value side vector, joined by concatenation before the classifier.
+    Without `features` (the conditioning passes feed one tensor), the side
+    vector is drawn at random."""
+
+    def __init__(self, side=16, num_classes=10):
+        super().__init__()
+        self.side = side
+        self.trunk = nn.Sequential(
+            nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(16, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32),
+            nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d(1))
+        self.side_mlp = nn.Sequential(nn.Linear(side, 32), nn.ReLU())
+        self.classifier = nn.Linear(64, num_classes)
+
+    def forward(self, image, features=None):
+        if features is None:
+            features = torch.randn(image.shape[0], self.side)
+        joined = torch.cat([torch.flatten(self.trunk(image), 1),
+                            self.side_mlp(features)], dim=1)
+        return self.classifier(joined)
+
+
 def conv_bn_relu(cin, cout):
     return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1, bias=False),
                          nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
@@ -354,7 +379,12 @@ MODELS = {
              lambda m: m.head),
     "transformer_encoder": (lambda: TransformerEncoder(), (1, 16, 64), 17,
                             "features", lambda m: m.head),
+    "two_stream": (lambda: TwoStream(), (1, 3, 64, 64), 13, "classifier",
+                   lambda m: m.classifier),
 }
+
+# Inputs after the first ("input"): name → shape.
+EXTRA_INPUTS = {"two_stream": [("features", (1, 16))]}
 
 
 def model_seed(name):
@@ -409,8 +439,11 @@ def build(name, folder):
 
     rng = np.random.default_rng(model_seed(name) + 1)
     x = rng.standard_normal(shape).astype(np.float32)
+    extras = EXTRA_INPUTS.get(name, [])
+    xs = [x] + [rng.standard_normal(s).astype(np.float32) for _, s in extras]
+    names = ["input"] + [n for n, _ in extras]
     with torch.no_grad():
-        out = model(torch.from_numpy(x)).numpy()
+        out = model(*[torch.from_numpy(v) for v in xs]).numpy()
     check_spread(name, out)
 
     tmp = folder + ".tmp-%d" % os.getpid()
@@ -420,14 +453,16 @@ def build(name, folder):
     assert not model.training
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer and constant-folding notes
-        torch.onnx.export(model, (torch.from_numpy(x),), onnx_path,
+        torch.onnx.export(model, tuple(torch.from_numpy(v) for v in xs),
+                          onnx_path,
                           opset_version=opset, do_constant_folding=True,
-                          input_names=["input"], output_names=["output"],
+                          input_names=names, output_names=["output"],
                           # PRESERVE on an eval-mode model: inference
                           # graph, but BatchNormalization stays a node (EVAL
                           # would fold it into the Conv before mace sees it).
                           training=torch.onnx.TrainingMode.PRESERVE)
-    np.save(os.path.join(tmp, "input_0.npy"), x)
+    for i, v in enumerate(xs):
+        np.save(os.path.join(tmp, "input_%d.npy" % i), v)
     np.save(os.path.join(tmp, "torch_output_output.npy"), out)
     params = sum(p.numel() for p in model.parameters())
     meta = {
@@ -435,8 +470,9 @@ def build(name, folder):
         "kind": kind,
         "opset": opset,
         "seed": model_seed(name),
-        "inputs": [{"name": "input", "shape": list(shape),
-                    "file": "input_0.npy"}],
+        "inputs": [{"name": n, "shape": list(v.shape),
+                    "file": "input_%d.npy" % i}
+                   for i, (n, v) in enumerate(zip(names, xs))],
         "outputs": [{"name": "output", "shape": list(out.shape),
                      "file": "output_%s.npy" % sanitize("output")}],
         "params": params,

@@ -3,7 +3,8 @@
 #   1. the Release build's CTest suite (unit, op, model, fuzz, tool tests);
 #   2. the ONNX backend node tests through mace convert + mace run;
 #   3. the model zoo (generated once into ~/.cache/mace/zoo) converted,
-#      run and validated against ONNX Runtime, fp32 and fp16 storage;
+#      run and validated against ONNX Runtime, fp32 and fp16 storage, and
+#      two of its models deployed by a deployment file (scripts/deploy_zoo.sh);
 #   4. the model-corruption fuzz test and the loader/API tests again in an
 #      AddressSanitizer + UndefinedBehaviorSanitizer build.
 # Idempotent; fast when everything is built (ninja + ccache).
@@ -20,8 +21,11 @@ ctest --test-dir build -j2 --output-on-failure --timeout 600
 echo "== ONNX backend node tests (conformance)"
 bash scripts/onnx_conformance.sh build/bin/mace
 
-echo "== model zoo (12 networks built in code) against ONNX Runtime"
+echo "== model zoo (13 networks built in code) against ONNX Runtime"
 bash scripts/model_zoo.sh build/bin/mace
+
+echo "== deployment file: two zoo models by config, as files and as code"
+bash scripts/deploy_zoo.sh build/bin/mace
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test
