@@ -250,6 +250,33 @@ TEST(OnnxFrontendTest, NhwcInputsAndOutputsAreDeclaredSo) {
   EXPECT_EQ(graph.Find("y")->shape(), (Shape{1, 5, 5, 3}));
 }
 
+TEST(OnnxFrontendTest, OutputNamesSelectIntermediateValues) {
+  // x → Conv → y → Relu → z; asking for y (the check_tensors case) keeps it
+  // a graph output in ONNX's NCHW, beside z.
+  onnx::ModelProto model = ConvModel();
+  auto *relu = model.mutable_graph()->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("y");
+  relu->add_output("z");
+  model.mutable_graph()->mutable_output(0)->set_name("z");
+  ConvertOptions options;
+  options.output_names = {"y", "z"};
+  GraphBuilder graph;
+  std::vector<ConversionGap> gaps;
+  ASSERT_EQ(ConvertOnnxModel(Save(model, "intermediate.onnx"), options,
+                             &graph, &gaps),
+            MaceStatus::MACE_SUCCESS);
+  EXPECT_EQ(graph.output_names(), (std::vector<std::string>{"y", "z"}));
+  EXPECT_EQ(graph.Find("y")->shape(), (Shape{1, 3, 5, 5}));
+
+  options.output_names = {"nope"};
+  GraphBuilder other;
+  ExpectMentions(ConvertOnnxModel(Save(model, "intermediate.onnx"), options,
+                                  &other, &gaps),
+                 "output 'nope' is not produced");
+}
+
 }  // namespace
 }  // namespace converter
 }  // namespace mace

@@ -223,34 +223,47 @@ void LowerNodes(const onnx::GraphProto &graph, OnnxContext *context,
   }
 }
 
-MaceStatus AddOutputs(const onnx::GraphProto &graph,
+// The model's outputs, or the values options.output_names asks for
+// (intermediate ones included: `check_tensors` validation reads them).
+std::vector<std::string> OutputNames(const onnx::GraphProto &graph,
+                                     const ConvertOptions &options) {
+  if (!options.output_names.empty()) return options.output_names;
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    names.push_back(output.name());
+  }
+  return names;
+}
+
+MaceStatus AddOutputs(const std::vector<std::string> &names,
                       const ConvertOptions &options,
                       OnnxContext *context) {
-  for (const onnx::ValueInfoProto &output : graph.output()) {
-    const std::string internal = context->Resolve(output.name());
+  for (const std::string &name : names) {
+    const std::string internal = context->Resolve(name);
     if (!context->graph()->Has(internal)) {
-      return InvalidArgs("output '", output.name(),
-                         "' is not produced (its producer is missing or "
-                         "does not produce that optional output)");
+      return InvalidArgs("output '", name,
+                         "' is not produced (no node of the model makes it, "
+                         "or its producer does not produce that optional "
+                         "output)");
     }
     const int rank = context->RankOf(internal);
-    if (internal == output.name()) {
+    if (internal == name) {
       MACE_RETURN_IF_ERROR(
-          context->graph()->AddOutput(output.name(), rank == 4 ? 2 : 0));
+          context->graph()->AddOutput(name, rank == 4 ? 2 : 0));
       continue;
     }
     // The producer wrote a renamed tensor: give the value its ONNX name,
     // in NHWC when asked for 4-D outputs.
     if (rank == 4 && options.outputs_nhwc) {
       MACE_RETURN_IF_ERROR(
-          context->Emit("Transpose", output.name(), {internal},
-                        {output.name()}, {OpArg::Ints("dims", {0, 2, 3, 1})}));
-      MACE_RETURN_IF_ERROR(context->graph()->AddOutput(output.name(), 1));
+          context->Emit("Transpose", name, {internal},
+                        {name}, {OpArg::Ints("dims", {0, 2, 3, 1})}));
+      MACE_RETURN_IF_ERROR(context->graph()->AddOutput(name, 1));
     } else {
-      MACE_RETURN_IF_ERROR(context->Emit("Identity", output.name(), {internal},
-                                         {output.name()}));
+      MACE_RETURN_IF_ERROR(context->Emit("Identity", name, {internal},
+                                         {name}));
       MACE_RETURN_IF_ERROR(
-          context->graph()->AddOutput(output.name(), rank == 4 ? 2 : 0));
+          context->graph()->AddOutput(name, rank == 4 ? 2 : 0));
     }
   }
   return MaceStatus::MACE_SUCCESS;
@@ -287,14 +300,15 @@ MaceStatus ConvertOnnxModel(const std::string &model_path,
     }
   }
   MACE_RETURN_IF_ERROR(AddInputs(onnx_graph, options, &context));
+  const std::vector<std::string> outputs = OutputNames(onnx_graph, options);
   if (options.outputs_nhwc) {
-    for (const onnx::ValueInfoProto &output : onnx_graph.output()) {
-      context.Rename(output.name(), context.Temp(output.name() + "__nchw"));
+    for (const std::string &output : outputs) {
+      context.Rename(output, context.Temp(output + "__nchw"));
     }
   }
   LowerNodes(onnx_graph, &context, gaps);
   if (!gaps->empty()) return Unsupported(GapReport(*gaps));
-  return AddOutputs(onnx_graph, options, &context);
+  return AddOutputs(outputs, options, &context);
 }
 
 }  // namespace converter
