@@ -1,5 +1,8 @@
 // Activation: y = f(x) elementwise. PRELU takes its per-channel slopes as a
 // second input, broadcast along the last (channel) axis of NHWC data.
+// RELU, RELUX, LEAKYRELU, PRELU, SIGMOID and TANH run in the vector kernels
+// (mace/kernels/activation.h); the others in the loop below over
+// Activate (activation_util.h), which defines them all.
 
 #include "mace/ops/common/activation_util.h"
 #include "mace/ops/op_registry.h"
@@ -37,17 +40,16 @@ class ActivationOp : public Operation {
     const float *x = input.data<float>();
     float *y = context->output(0)->mutable_data<float>();
     const int64_t n = input.size();
+    PReluSlope slope;
     if (activation_.type == ActivationType::kPRelu) {
-      const Tensor &alpha_tensor = context->input(1);
-      const float *alpha = alpha_tensor.data<float>();
-      const int64_t channels = alpha_tensor.size();
-      context->thread_pool()->ParallelFor(
-          0, n, 4096, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) {
-              const float a = alpha[channels == 1 ? 0 : i % channels];
-              y[i] = x[i] >= 0.0f ? x[i] : x[i] * a;
-            }
-          });
+      slope.values = context->input(1).data<float>();
+      slope.size = context->input(1).size();
+    }
+    kernels::ActivationParams params;
+    if (ToKernelActivation(activation_, slope, &params)) {
+      const int64_t channels = slope.size > 1 ? slope.size : 1;
+      kernels::ActivateChannels(params, channels, x, y, n,
+                                context->thread_pool());
       return MaceStatus::MACE_SUCCESS;
     }
     const Activation act = activation_;

@@ -10,7 +10,11 @@
 //            activation;
 //   output:  [N, Ho, Wo, C * multiplier], channel c * multiplier + m from
 //            input channel c and filter [:, :, c, m].
+// Multiplier 1 with a 3x3 or 5x5 window, strides 1 or 2 and no dilation
+// runs the direct vector kernels (mace/kernels/depthwise.h); every other
+// shape the reference loops over taps (conv_util.h), the specification.
 
+#include "mace/kernels/depthwise.h"
 #include "mace/ops/common/conv_util.h"
 #include "mace/ops/op_registry.h"
 
@@ -34,12 +38,17 @@ class DepthwiseConv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(
         *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
-    return PrepareForwardWindow(context, &dims_, &rows_, &cols_);
+    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
+    return PrepareKernel(*context);
   }
 
   MaceStatus Run(OpContext *context) override {
     const float *bias =
         context->num_inputs() >= 3 ? context->input(2).data<float>() : nullptr;
+    if (use_kernel_) {
+      RunKernel(context, bias);
+      return MaceStatus::MACE_SUCCESS;
+    }
     DepthwiseConvByTaps(
         dims_, rows_, cols_, context->input(0).data<float>(),
         context->input(1).data<float>(), bias, activation_,
@@ -83,8 +92,55 @@ class DepthwiseConv2dOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
+  // Whether the direct kernel takes this shape; fills shape_ when it does.
+  MaceStatus PrepareKernel(const OpContext &context) {
+    use_kernel_ = false;
+    if (dims_.out_c != dims_.in_c) return MaceStatus::MACE_SUCCESS;
+    Window2D window;
+    MACE_RETURN_IF_ERROR(ParseWindow2D(context, &window));
+    Pads2D pads;
+    int64_t out_h = 0, out_w = 0;
+    MACE_RETURN_IF_ERROR(ComputeWindowOutput(
+        context, window, dims_.in_h, dims_.in_w, dims_.kernel_h, dims_.kernel_w,
+        &out_h, &out_w, &pads));
+    shape_.batch = dims_.batch;
+    shape_.in_h = dims_.in_h;
+    shape_.in_w = dims_.in_w;
+    shape_.channels = dims_.in_c;
+    shape_.out_h = dims_.out_h;
+    shape_.out_w = dims_.out_w;
+    shape_.kernel_h = dims_.kernel_h;
+    shape_.kernel_w = dims_.kernel_w;
+    shape_.stride_h = window.stride_h;
+    shape_.stride_w = window.stride_w;
+    shape_.dilation_h = window.dilation_h;
+    shape_.dilation_w = window.dilation_w;
+    shape_.pad_top = pads.top;
+    shape_.pad_left = pads.left;
+    use_kernel_ = kernels::DepthwiseKernelSupports(shape_);
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  void RunKernel(OpContext *context, const float *bias) const {
+    const PReluSlope slope =
+        FusedPReluSlope(*context, activation_, kWeightedOpSlopeIndex);
+    kernels::ActivationParams fused;
+    const bool in_kernel = ToKernelActivation(activation_, slope, &fused);
+    float *y = context->output(0)->mutable_data<float>();
+    kernels::DepthwiseConv2d(shape_, context->input(0).data<float>(),
+                             context->input(1).data<float>(), bias, fused, y,
+                             context->thread_pool());
+    if (!in_kernel) {
+      ActivateRowsInPlace(activation_, slope, dims_.out_c, y,
+                          dims_.batch * dims_.out_h * dims_.out_w,
+                          context->thread_pool());
+    }
+  }
+
   Activation activation_;
   ConvDims dims_;
+  bool use_kernel_ = false;
+  kernels::DepthwiseShape shape_;
   AxisTaps rows_;
   AxisTaps cols_;
 };

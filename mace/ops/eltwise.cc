@@ -92,26 +92,61 @@ void UnaryLoop(const T *x, T *y, int64_t n, ThreadPool *pool, F f) {
   });
 }
 
-// y = f(a, b) over the broadcast output, one output row per iteration of
-// the outer loop; rows are split across threads.
+// y[j0, j1) = f(a, b) along one output row whose operands start at a and b
+// and step by sa and sb. The common stride patterns get their own loops,
+// which the compiler vectorises: same-shape operands (1, 1) and a
+// broadcast scalar or per-row value on either side (1, 0) / (0, 1).
+template <typename T, typename F>
+inline void BinaryRowPiece(const T *a, int64_t sa, const T *b, int64_t sb,
+                           T *out, int64_t j0, int64_t j1, F f) {
+  if (sa == 1 && sb == 1) {
+    for (int64_t j = j0; j < j1; ++j) out[j] = f(a[j], b[j]);
+  } else if (sa == 1 && sb == 0) {
+    const T q = b[0];
+    for (int64_t j = j0; j < j1; ++j) out[j] = f(a[j], q);
+  } else if (sa == 0 && sb == 1) {
+    const T p = a[0];
+    for (int64_t j = j0; j < j1; ++j) out[j] = f(p, b[j]);
+  } else {
+    for (int64_t j = j0; j < j1; ++j) out[j] = f(a[j * sa], b[j * sb]);
+  }
+}
+
+// y = f(a, b) over the broadcast output, row by row. Rows are cut into
+// pieces of at most kPiece values, so that one long row (same-shape
+// operands merge into a single row) is still shared among the threads.
 template <typename T, typename F>
 void BinaryLoop(const BroadcastPlan &plan, const T *a, const T *b, T *y,
                 ThreadPool *pool, F f) {
+  constexpr int64_t kPiece = 4096;
   const int64_t inner = plan.inner();
   const int64_t sa = plan.a_strides.back();
   const int64_t sb = plan.b_strides.back();
+  const int64_t pieces_per_row =
+      std::max<int64_t>(1, (inner + kPiece - 1) / kPiece);
   const int64_t grain =
-      std::max<int64_t>(1, 4096 / std::max<int64_t>(inner, 1));
-  pool->ParallelFor(0, plan.rows(), grain, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      int64_t ia = 0, ib = 0;
-      plan.RowOffsets(row, &ia, &ib);
-      T *out = y + row * inner;
-      for (int64_t j = 0; j < inner; ++j) {
-        out[j] = f(a[ia + j * sa], b[ib + j * sb]);
+      std::max<int64_t>(1, kPiece / std::max<int64_t>(inner, 1));
+  if (pieces_per_row == 1) {
+    pool->ParallelFor(0, plan.rows(), grain, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        int64_t ia = 0, ib = 0;
+        plan.RowOffsets(row, &ia, &ib);
+        BinaryRowPiece(a + ia, sa, b + ib, sb, y + row * inner, 0, inner, f);
       }
-    }
-  });
+    });
+    return;
+  }
+  pool->ParallelFor(
+      0, plan.rows() * pieces_per_row, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t piece = begin; piece < end; ++piece) {
+          const int64_t row = piece / pieces_per_row;
+          const int64_t j0 = (piece % pieces_per_row) * kPiece;
+          const int64_t j1 = std::min(inner, j0 + kPiece);
+          int64_t ia = 0, ib = 0;
+          plan.RowOffsets(row, &ia, &ib);
+          BinaryRowPiece(a + ia, sa, b + ib, sb, y + row * inner, j0, j1, f);
+        }
+      });
 }
 
 void RunFloatUnary(int type, float clip_min, float clip_max, const float *x,

@@ -10,10 +10,12 @@
 //            arguments are ignored);
 //   output:  [N, Ho, Wo, C]. Max pooling ignores padding cells. A window
 //            made of padding cells only is an error at init.
+// The arithmetic runs in the vector kernels (mace/kernels/pooling.h); this
+// file defines what they compute: the window, its clipping and divisors.
 
-#include <limits>
 #include <vector>
 
+#include "mace/kernels/pooling.h"
 #include "mace/ops/common/conv_util.h"
 #include "mace/ops/op_registry.h"
 
@@ -88,6 +90,8 @@ class PoolingOp : public Operation {
                with_pads ? -pads.left : 0, in_w_ + (with_pads ? pads.right : 0),
                &col_counts_);
 
+    SetKernelShape(window, pads, kernel_h, kernel_w);
+
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);
     output->set_shape(out_shape);
@@ -95,18 +99,12 @@ class PoolingOp : public Operation {
   }
 
   MaceStatus Run(OpContext *context) override {
-    const float *x = context->input(0).data<float>();
-    float *y = context->output(0)->mutable_data<float>();
-    context->thread_pool()->ParallelFor(
-        0, batch_ * out_h_, 1, [&](int64_t begin, int64_t end) {
-          for (int64_t row = begin; row < end; ++row) {
-            if (type_ == PoolingType::kMax) {
-              MaxRow(x, row, y);
-            } else {
-              AvgRow(x, row, y);
-            }
-          }
-        });
+    kernels::Pool2d(type_ == PoolingType::kMax ? kernels::PoolKind::kMax
+                                               : kernels::PoolKind::kAvg,
+                    shape_, context->input(0).data<float>(), row_counts_.data(),
+                    col_counts_.data(),
+                    context->output(0)->mutable_data<float>(),
+                    context->thread_pool());
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -160,45 +158,22 @@ class PoolingOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
-  void MaxRow(const float *x, int64_t row, float *y) const {
-    const int64_t n = row / out_h_;
-    const int64_t oh = row % out_h_;
-    const float *x_n = x + n * in_h_ * in_w_ * channels_;
-    for (int64_t ow = 0; ow < out_w_; ++ow) {
-      float *y_px = y + (row * out_w_ + ow) * channels_;
-      for (int64_t c = 0; c < channels_; ++c) {
-        y_px[c] = -std::numeric_limits<float>::infinity();
-      }
-      for (int64_t r = rows_.begin[oh]; r < rows_.begin[oh + 1]; ++r) {
-        for (int64_t t = cols_.begin[ow]; t < cols_.begin[ow + 1]; ++t) {
-          const float *x_px =
-              x_n + (rows_.input[r] * in_w_ + cols_.input[t]) * channels_;
-          for (int64_t c = 0; c < channels_; ++c) {
-            if (x_px[c] > y_px[c]) y_px[c] = x_px[c];
-          }
-        }
-      }
-    }
-  }
-
-  void AvgRow(const float *x, int64_t row, float *y) const {
-    const int64_t n = row / out_h_;
-    const int64_t oh = row % out_h_;
-    const float *x_n = x + n * in_h_ * in_w_ * channels_;
-    for (int64_t ow = 0; ow < out_w_; ++ow) {
-      float *y_px = y + (row * out_w_ + ow) * channels_;
-      for (int64_t c = 0; c < channels_; ++c) y_px[c] = 0.0f;
-      for (int64_t r = rows_.begin[oh]; r < rows_.begin[oh + 1]; ++r) {
-        for (int64_t t = cols_.begin[ow]; t < cols_.begin[ow + 1]; ++t) {
-          const float *x_px =
-              x_n + (rows_.input[r] * in_w_ + cols_.input[t]) * channels_;
-          for (int64_t c = 0; c < channels_; ++c) y_px[c] += x_px[c];
-        }
-      }
-      const float scale =
-          1.0f / static_cast<float>(row_counts_[oh] * col_counts_[ow]);
-      for (int64_t c = 0; c < channels_; ++c) y_px[c] *= scale;
-    }
+  void SetKernelShape(const Window2D &window, const Pads2D &pads,
+                      int64_t kernel_h, int64_t kernel_w) {
+    shape_.batch = batch_;
+    shape_.in_h = in_h_;
+    shape_.in_w = in_w_;
+    shape_.channels = channels_;
+    shape_.out_h = out_h_;
+    shape_.out_w = out_w_;
+    shape_.kernel_h = kernel_h;
+    shape_.kernel_w = kernel_w;
+    shape_.stride_h = window.stride_h;
+    shape_.stride_w = window.stride_w;
+    shape_.dilation_h = window.dilation_h;
+    shape_.dilation_w = window.dilation_w;
+    shape_.pad_top = pads.top;
+    shape_.pad_left = pads.left;
   }
 
   PoolingType type_ = PoolingType::kAvg;
@@ -210,6 +185,7 @@ class PoolingOp : public Operation {
   AxisTaps cols_;
   std::vector<int64_t> row_counts_;
   std::vector<int64_t> col_counts_;
+  kernels::PoolShape shape_;
 };
 
 }  // namespace

@@ -189,6 +189,24 @@ TEST_P(EltwiseTest, LargeTensorsSplitAcrossThreads) {
   EXPECT_TRUE(AllClose(tester.output(0).floats, expected));
 }
 
+// Same-shape operands merge into one long row, cut into pieces shared
+// among the threads; a per-channel or scalar operand on either side takes
+// the broadcast loops. Every binary float type through each of them.
+TEST_P(EltwiseTest, LongRowsAndBroadcastOperandsOnEitherSide) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{2, 33, 65, 5}, {2, 33, 65, 5}},  // one row of 21450 values
+      {{2, 9, 7, 5}, {5}},               // per channel
+      {{5}, {2, 9, 7, 5}},
+      {{2, 9, 7, 5}, {}},  // scalar
+      {{}, {2, 9, 7, 5}},
+  };
+  for (const BinaryCase &c : FloatBinaryCases()) {
+    for (const auto &pair : shapes) {
+      ExpectBinaryMatches(c, pair.first, pair.second, GetParam());
+    }
+  }
+}
+
 TEST_P(EltwiseTest, SumWithCoefficientsWeighsOperands) {
   const Shape sa = {2, 3, 1, 5}, sb = {4, 1};
   const std::vector<float> a = RandomFloats(30, -1, 1, 3);

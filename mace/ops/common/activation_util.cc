@@ -131,4 +131,52 @@ MaceStatus ExpectWeightedOpInputs(const OpContext &context,
       2, act.type == ActivationType::kPRelu ? 4 : 3);
 }
 
+bool ToKernelActivation(const Activation &act, const PReluSlope &slope,
+                        kernels::ActivationParams *params) {
+  using kernels::ActivationKind;
+  *params = kernels::ActivationParams();
+  params->max_limit = act.max_limit;
+  params->coefficient = act.coefficient;
+  switch (act.type) {
+    case ActivationType::kNoop:
+      params->kind = ActivationKind::kNone;
+      return true;
+    case ActivationType::kRelu:
+      params->kind = ActivationKind::kRelu;
+      return true;
+    case ActivationType::kReluX:
+      params->kind = ActivationKind::kReluX;
+      return true;
+    case ActivationType::kLeakyRelu:
+      params->kind = ActivationKind::kLeakyRelu;
+      return true;
+    case ActivationType::kSigmoid:
+      params->kind = ActivationKind::kSigmoid;
+      return true;
+    case ActivationType::kTanh:
+      params->kind = ActivationKind::kTanh;
+      return true;
+    case ActivationType::kPRelu:
+      // Without a slope PRELU is the identity (ActivateInPlaceWithSlope).
+      if (slope.values == nullptr) return true;
+      params->kind = ActivationKind::kPRelu;
+      params->slope = slope.values;
+      params->slope_size = slope.size;
+      return true;
+    default:
+      return false;
+  }
+}
+
+void ActivateRowsInPlace(const Activation &act, const PReluSlope &slope,
+                         int64_t channels, float *data, int64_t rows,
+                         ThreadPool *pool) {
+  if (act.type == ActivationType::kNoop || channels <= 0) return;
+  const int64_t grain = std::max<int64_t>(1, 4096 / channels);
+  pool->ParallelFor(0, rows, grain, [&](int64_t begin, int64_t end) {
+    ActivateInPlaceWithSlope(act, slope, channels, data + begin * channels,
+                             (end - begin) * channels);
+  });
+}
+
 }  // namespace mace

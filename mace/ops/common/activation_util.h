@@ -13,6 +13,7 @@
 #include <string>
 
 #include "mace/core/operation.h"
+#include "mace/kernels/activation.h"
 
 namespace mace {
 
@@ -122,6 +123,19 @@ void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
 void ActivateBlock(const Activation &act, const PReluSlope &slope,
                    int64_t col0, float *block, int64_t rows, int64_t cols,
                    int64_t ldc);
+
+// The vector kernels' form of `act` with `slope` (see
+// mace/kernels/activation.h). Returns false, leaving *params as kNone, for
+// an activation they do not implement: the op then applies
+// ActivateInPlaceWithSlope to the kernel's output.
+bool ToKernelActivation(const Activation &act, const PReluSlope &slope,
+                        kernels::ActivationParams *params);
+
+// Applies `act` (PRELU included, see ActivateInPlaceWithSlope) to `rows`
+// rows of `channels` values, the rows shared among the pool's threads.
+void ActivateRowsInPlace(const Activation &act, const PReluSlope &slope,
+                         int64_t channels, float *data, int64_t rows,
+                         ThreadPool *pool);
 
 }  // namespace mace
 

@@ -1,0 +1,104 @@
+// Helpers shared by the op benchmark files (benchmarks/ops/*.cc): random
+// data, and running a one-op model through the whole engine in the
+// benchmark loop with GMACPS reported as a rate counter.
+//
+// Environment: MACE_BM_THREADS, threads per engine (default 1).
+
+#ifndef BENCHMARKS_OPS_BENCH_UTIL_H_
+#define BENCHMARKS_OPS_BENCH_UTIL_H_
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mace/model/model_builder.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace bench {
+
+inline std::vector<float> RandomVector(int64_t count, uint32_t seed = 1234) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float &x : v) x = dist(rng);
+  return v;
+}
+
+inline int64_t Count(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return count;
+}
+
+inline int ThreadsFromEnvironment() {
+  const char *threads = std::getenv("MACE_BM_THREADS");
+  return threads != nullptr && *threads != '\0' ? std::atoi(threads) : 1;
+}
+
+// The graph inputs a benchmark feeds: name and NHWC shape.
+using BenchInputs = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+// Loads `builder`'s model (inputs `inputs`, one output "y"), feeds random
+// data and runs it in the benchmark loop; `macs` per run gives GMACPS.
+inline void RunModel(benchmark::State &state, const ModelBuilder &builder,
+                     const BenchInputs &inputs, int64_t macs) {
+  std::string graph, weights;
+  std::shared_ptr<MaceEngine> engine;
+  MaceEngineConfig config(DeviceType::CPU);
+  config.SetCPUThreadPolicy(ThreadsFromEnvironment(), AFFINITY_NONE);
+  std::vector<std::string> input_names;
+  for (const auto &input : inputs) input_names.push_back(input.first);
+  if (builder.Serialize(WeightStorage::kFloat32, &graph, &weights) !=
+          MaceStatus::MACE_SUCCESS ||
+      CreateMaceEngineFromProto(
+          reinterpret_cast<const unsigned char *>(graph.data()), graph.size(),
+          reinterpret_cast<const unsigned char *>(weights.data()),
+          weights.size(), input_names, {"y"}, config,
+          &engine) != MaceStatus::MACE_SUCCESS) {
+    state.SkipWithError("could not build or load the model");
+    return;
+  }
+  std::map<std::string, MaceTensor> feeds;
+  uint32_t seed = 1234;
+  for (const auto &input : inputs) {
+    const std::vector<float> data = RandomVector(Count(input.second), seed++);
+    std::shared_ptr<void> buffer(new float[data.size()],
+                                 std::default_delete<float[]>());
+    std::memcpy(buffer.get(), data.data(), data.size() * sizeof(float));
+    feeds[input.first] = MaceTensor(input.second, buffer, DataFormat::NHWC);
+  }
+  std::map<std::string, MaceTensor> outputs;
+  if (engine->Run(feeds, &outputs) != MaceStatus::MACE_SUCCESS) {
+    state.SkipWithError("Run failed");
+    return;
+  }
+  for (auto _ : state) {
+    engine->Run(feeds, &outputs);
+  }
+  state.counters["GMACPS"] =
+      benchmark::Counter(static_cast<double>(macs) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Output size of one axis under MACE's VALID (0) or SAME (1) padding.
+inline int64_t WindowOutput(int64_t in, int64_t kernel, int64_t stride,
+                            int padding) {
+  return padding == 1 ? (in + stride - 1) / stride : (in - kernel) / stride + 1;
+}
+
+inline const char *PaddingName(int padding) {
+  return padding == 1 ? "SAME" : "VALID";
+}
+
+}  // namespace bench
+}  // namespace mace
+
+#endif  // BENCHMARKS_OPS_BENCH_UTIL_H_

@@ -1,0 +1,206 @@
+// Benchmarks of the channel-wise ops: DepthwiseConv2d (MobileNet v1/v2 and
+// 5x5 shapes), Pooling (ResNet / SqueezeNet / Inception windows, global
+// average pooling), Eltwise (residual add, per-channel scale), Activation
+// and Softmax. Names follow MACE's, e.g.
+// MACE_BM_DEPTHWISE_CONV_2D_1_32_112_112_K3x3S1D1_SAME_1_float_CPU
+// (N_C_H_W, kernel, stride, dilation, padding, multiplier).
+//
+// Environment: MACE_VECTOR_ISA = generic | avx2 | avx512 | neon forces the
+// vector kernels' ISA (unknown or unavailable values are reported and
+// ignored); MACE_BM_THREADS as bench_util.h says.
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <string>
+
+#include "benchmarks/ops/bench_util.h"
+#include "mace/kernels/activation.h"
+
+namespace mace {
+namespace bench {
+namespace {
+
+std::string Join(std::initializer_list<int64_t> values) {
+  std::string joined;
+  for (int64_t v : values) {
+    if (!joined.empty()) joined += "_";
+    joined += std::to_string(v);
+  }
+  return joined;
+}
+
+void Register(const std::string &name,
+              std::function<void(benchmark::State &)> fn) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMicrosecond);
+}
+
+// DepthwiseConv2d with bias and ReLU6, as MobileNet's.
+void RegisterDepthwise(int64_t c, int64_t h, int64_t w, int64_t k,
+                       int64_t stride, int padding) {
+  const std::string name = "MACE_BM_DEPTHWISE_CONV_2D_" + Join({1, c, h, w}) +
+                           "_K" + std::to_string(k) + "x" + std::to_string(k) +
+                           "S" + std::to_string(stride) + "D1_" +
+                           PaddingName(padding) + "_1_float_CPU";
+  Register(name, [=](benchmark::State &state) {
+    ModelBuilder builder("bm");
+    builder.AddInput("x", {1, h, w, c});
+    OperatorDef *op =
+        builder.AddOp("DepthwiseConv2d", "dw", {"x", "w", "b"}, {"y"});
+    ModelBuilder::AddIntsArg(op, "strides", {stride, stride});
+    ModelBuilder::AddIntArg(op, "padding", padding);
+    ModelBuilder::AddStringArg(op, "activation", "RELUX");
+    ModelBuilder::AddFloatArg(op, "max_limit", 6.0f);
+    builder.AddFloatTensor("w", {k, k, c, 1}, RandomVector(k * k * c));
+    builder.AddFloatTensor("b", {c}, RandomVector(c));
+    const int64_t out_h = WindowOutput(h, k, stride, padding);
+    const int64_t out_w = WindowOutput(w, k, stride, padding);
+    builder.AddOutput("y", {1, out_h, out_w, c});
+    RunModel(state, builder, {{"x", {1, h, w, c}}}, out_h * out_w * c * k * k);
+  });
+}
+
+// Pooling; kernel 0 means global pooling. GMACPS counts window cells.
+void RegisterPooling(int64_t c, int64_t h, int64_t w, int64_t k, int64_t stride,
+                     int padding, bool max) {
+  const bool global = k == 0;
+  const std::string window =
+      global ? std::string("GLOBAL")
+             : "K" + std::to_string(k) + "x" + std::to_string(k) + "S" +
+                   std::to_string(stride) + "_" + PaddingName(padding);
+  const std::string name = "MACE_BM_POOLING_" + Join({1, c, h, w}) + "_" +
+                           window + (max ? "_MAX" : "_AVG") + "_float_CPU";
+  Register(name, [=](benchmark::State &state) {
+    ModelBuilder builder("bm");
+    builder.AddInput("x", {1, h, w, c});
+    OperatorDef *op = builder.AddOp("Pooling", "pool", {"x"}, {"y"});
+    ModelBuilder::AddIntArg(op, "pooling_type", max ? 2 : 1);
+    int64_t out_h = 1, out_w = 1, kh = h, kw = w;
+    if (global) {
+      ModelBuilder::AddIntArg(op, "global_pooling", 1);
+    } else {
+      ModelBuilder::AddIntsArg(op, "kernels", {k, k});
+      ModelBuilder::AddIntsArg(op, "strides", {stride, stride});
+      ModelBuilder::AddIntArg(op, "padding", padding);
+      out_h = WindowOutput(h, k, stride, padding);
+      out_w = WindowOutput(w, k, stride, padding);
+      kh = kw = k;
+    }
+    builder.AddOutput("y", {1, out_h, out_w, c});
+    RunModel(state, builder, {{"x", {1, h, w, c}}},
+             out_h * out_w * c * kh * kw);
+  });
+}
+
+// Eltwise of x [1, h, w, c] and y, same shape or per channel [c].
+void RegisterEltwise(const char *type_name, int type, int64_t c, int64_t h,
+                     int64_t w, bool per_channel) {
+  const std::string name = std::string("MACE_BM_ELTWISE_") + type_name + "_" +
+                           Join({1, c, h, w}) +
+                           (per_channel ? "_CHANNEL" : "_SAME") + "_float_CPU";
+  Register(name, [=](benchmark::State &state) {
+    ModelBuilder builder("bm");
+    builder.AddInput("x", {1, h, w, c});
+    const std::vector<int64_t> b_shape = per_channel
+                                             ? std::vector<int64_t>{c}
+                                             : std::vector<int64_t>{1, h, w, c};
+    builder.AddInput("b", b_shape);
+    OperatorDef *op = builder.AddOp("Eltwise", "elt", {"x", "b"}, {"y"});
+    ModelBuilder::AddIntArg(op, "type", type);
+    builder.AddOutput("y", {1, h, w, c});
+    RunModel(state, builder, {{"x", {1, h, w, c}}, {"b", b_shape}}, h * w * c);
+  });
+}
+
+void RegisterActivation(const char *activation, int64_t c, int64_t h,
+                        int64_t w) {
+  const std::string name = std::string("MACE_BM_ACTIVATION_") + activation +
+                           "_" + Join({1, c, h, w}) + "_float_CPU";
+  Register(name, [=](benchmark::State &state) {
+    ModelBuilder builder("bm");
+    builder.AddInput("x", {1, h, w, c});
+    OperatorDef *op = builder.AddOp("Activation", "act", {"x"}, {"y"});
+    ModelBuilder::AddStringArg(op, "activation", activation);
+    ModelBuilder::AddFloatArg(op, "max_limit", 6.0f);
+    ModelBuilder::AddFloatArg(op, "activation_coefficient", 0.1f);
+    builder.AddOutput("y", {1, h, w, c});
+    RunModel(state, builder, {{"x", {1, h, w, c}}}, h * w * c);
+  });
+}
+
+void RegisterSoftmax(int64_t n, int64_t classes) {
+  const std::string name =
+      "MACE_BM_SOFTMAX_" + Join({n, classes}) + "_float_CPU";
+  Register(name, [=](benchmark::State &state) {
+    ModelBuilder builder("bm");
+    builder.AddInput("x", {n, classes});
+    builder.AddOp("Softmax", "softmax", {"x"}, {"y"});
+    builder.AddOutput("y", {n, classes});
+    RunModel(state, builder, {{"x", {n, classes}}}, n * classes);
+  });
+}
+
+// Maps MACE_VECTOR_ISA onto the kernels' override.
+void ApplyIsaFromEnvironment() {
+  const char *value = std::getenv("MACE_VECTOR_ISA");
+  if (value == nullptr || *value == '\0') return;
+  for (kernels::VectorIsa isa :
+       {kernels::VectorIsa::kGeneric, kernels::VectorIsa::kAvx2,
+        kernels::VectorIsa::kAvx512, kernels::VectorIsa::kNeon}) {
+    if (std::strcmp(value, kernels::VectorIsaName(isa)) == 0 &&
+        kernels::SetVectorIsaForTesting(isa)) {
+      return;
+    }
+  }
+  std::fprintf(stderr, "MACE_VECTOR_ISA=%s is unknown or not available\n",
+               value);
+}
+
+// Google Benchmark runs what is registered before main's
+// RunSpecifiedBenchmarks; op_benchmark.cc's main knows nothing of this file.
+const bool kRegistered = [] {
+  ApplyIsaFromEnvironment();
+  // MobileNet v1.
+  RegisterDepthwise(32, 112, 112, 3, 1, 1);
+  RegisterDepthwise(64, 112, 112, 3, 2, 1);
+  RegisterDepthwise(128, 56, 56, 3, 1, 1);
+  RegisterDepthwise(128, 56, 56, 3, 2, 1);
+  RegisterDepthwise(256, 28, 28, 3, 1, 1);
+  RegisterDepthwise(256, 28, 28, 3, 2, 1);
+  RegisterDepthwise(512, 14, 14, 3, 1, 1);
+  RegisterDepthwise(512, 14, 14, 3, 2, 1);
+  RegisterDepthwise(1024, 7, 7, 3, 1, 1);
+  // MobileNet v2.
+  RegisterDepthwise(96, 112, 112, 3, 2, 1);
+  RegisterDepthwise(144, 56, 56, 3, 1, 1);
+  RegisterDepthwise(960, 7, 7, 3, 1, 1);
+  // 5x5 (MnasNet, EfficientNet).
+  RegisterDepthwise(240, 28, 28, 5, 1, 1);
+  RegisterDepthwise(672, 14, 14, 5, 2, 1);
+  // ResNet's and SqueezeNet's max pooling, Inception's average pooling,
+  // the global average pooling the classifiers end with.
+  RegisterPooling(64, 112, 112, 3, 2, 1, true);
+  RegisterPooling(96, 111, 111, 3, 2, 0, true);
+  RegisterPooling(192, 35, 35, 3, 1, 1, false);
+  RegisterPooling(1024, 7, 7, 0, 1, 0, false);
+  RegisterPooling(2048, 7, 7, 0, 1, 0, false);
+  RegisterPooling(1000, 13, 13, 0, 1, 0, false);
+  // Residual adds (ResNet), a per-channel scale.
+  RegisterEltwise("SUM", 0, 256, 56, 56, false);
+  RegisterEltwise("SUM", 0, 512, 28, 28, false);
+  RegisterEltwise("PROD", 2, 64, 56, 56, true);
+  RegisterActivation("RELU", 64, 112, 112);
+  RegisterActivation("RELUX", 64, 112, 112);
+  RegisterActivation("LEAKYRELU", 64, 56, 56);
+  RegisterActivation("SIGMOID", 64, 56, 56);
+  RegisterActivation("TANH", 64, 56, 56);
+  RegisterSoftmax(1, 1000);
+  RegisterSoftmax(64, 1000);
+  return true;
+}();
+
+}  // namespace
+}  // namespace bench
+}  // namespace mace

@@ -1,0 +1,73 @@
+// Vector kernels of the channel-last element families (activation,
+// depthwise convolution, pooling), and the ISA choice they share.
+//
+// Each family has one algorithm, written once over a small vector type
+// (activation_vec.h) and compiled per ISA: *_generic.cc (portable, 4 lanes
+// the compiler may vectorise), *_avx2.cc (8 lanes), *_avx512.cc (16 lanes),
+// *_neon.cc (4 lanes, aarch64 only). The ISA is picked once from the CPU
+// features; tests force each one in turn with SetVectorIsaForTesting. The
+// reference code of each op (mace/ops) stays the specification.
+
+#ifndef MACE_KERNELS_ACTIVATION_H_
+#define MACE_KERNELS_ACTIVATION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/core/thread_pool.h"
+
+namespace mace {
+namespace kernels {
+
+enum class VectorIsa { kGeneric, kAvx2, kAvx512, kNeon };
+
+const char *VectorIsaName(VectorIsa isa);
+
+// Whether this binary has the kernels and this CPU can run them.
+bool VectorIsaAvailable(VectorIsa isa);
+
+// Every ISA of VectorIsaAvailable, generic first.
+std::vector<VectorIsa> AvailableVectorIsas();
+
+// The best available ISA, unless SetVectorIsaForTesting forced another.
+VectorIsa SelectedVectorIsa();
+
+// Forces the ISA the kernels' entry points use when not given one (ignored
+// when not available; returns whether it was applied).
+bool SetVectorIsaForTesting(VectorIsa isa);
+
+// The activations the vector kernels apply themselves (as fused epilogues
+// too). Ops with another activation run the kernel with kNone and then
+// their reference activation.
+enum class ActivationKind {
+  kNone,
+  kRelu,       // max(x, 0)
+  kReluX,      // min(max(x, 0), max_limit)
+  kLeakyRelu,  // x >= 0 ? x : x * coefficient
+  kPRelu,      // x >= 0 ? x : x * slope[channel]
+  kSigmoid,    // 1 / (1 + exp(-x)), exp approximated (~2 ulp)
+  kTanh,       // tanh(x), approximated (~2 ulp)
+};
+
+struct ActivationParams {
+  ActivationKind kind = ActivationKind::kNone;
+  float max_limit = 6.0f;
+  float coefficient = 0.0f;
+  // PRELU: slope_size is 1 (shared) or the channel count.
+  const float *slope = nullptr;
+  int64_t slope_size = 0;
+};
+
+// y[i] = act(x[i]) for n channel-last values (value i in channel
+// i % channels; n a multiple of channels when the slope is per channel).
+// y may equal x. Parallel over chunks of rows (pool may be null).
+void ActivateChannels(const ActivationParams &act, int64_t channels,
+                      const float *x, float *y, int64_t n, ThreadPool *pool);
+void ActivateChannels(VectorIsa isa, const ActivationParams &act,
+                      int64_t channels, const float *x, float *y, int64_t n,
+                      ThreadPool *pool);
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_ACTIVATION_H_

@@ -1,0 +1,16 @@
+// activation_avx2: the activation kernel on 8-lane AVX2 + FMA vectors (built
+// with -mavx2 -mfma, called only when the CPU has both).
+
+#include "mace/kernels/activation_impl.h"
+
+namespace mace {
+namespace kernels {
+
+const ActivationKernels &ActivationKernelsAvx2() {
+  static const ActivationKernels kKernels = {"activation_avx2",
+                                             ActivateChannelsKernel<VecAvx2>};
+  return kKernels;
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,16 @@
+// activation_generic: the activation kernel on portable 4-lane vectors (the
+// compiler's baseline SIMD).
+
+#include "mace/kernels/activation_impl.h"
+
+namespace mace {
+namespace kernels {
+
+const ActivationKernels &ActivationKernelsGeneric() {
+  static const ActivationKernels kKernels = {
+      "activation_generic", ActivateChannelsKernel<VecGeneric>};
+  return kKernels;
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,33 @@
+// Internal to mace/kernels: the activation kernel table each
+// activation_<isa>.cc fills with ActivateChannelsKernel (activation_vec.h)
+// compiled for its ISA.
+
+#ifndef MACE_KERNELS_ACTIVATION_IMPL_H_
+#define MACE_KERNELS_ACTIVATION_IMPL_H_
+
+#include "mace/kernels/activation.h"
+#include "mace/kernels/activation_vec.h"
+
+namespace mace {
+namespace kernels {
+
+// Applies act to n values of channels [0, channels) repeated; see
+// ActivateChannelsKernel.
+using ActivateFn = void (*)(const ActivationParams &act, int64_t channels,
+                            const float *x, float *y, int64_t n);
+
+struct ActivationKernels {
+  const char *name;
+  ActivateFn activate;
+};
+
+// Defined by the per-ISA files that the build includes.
+const ActivationKernels &ActivationKernelsGeneric();
+const ActivationKernels &ActivationKernelsAvx2();
+const ActivationKernels &ActivationKernelsAvx512();
+const ActivationKernels &ActivationKernelsNeon();
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_ACTIVATION_IMPL_H_

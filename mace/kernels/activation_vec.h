@@ -1,0 +1,416 @@
+// Internal to mace/kernels: the vector types the per-ISA files compile the
+// shared algorithms with, and the vectorised activations (the fused
+// epilogue of every vector kernel).
+//
+// A vector type V offers: T (the register type), kWidth (lanes), Load /
+// Store (kWidth floats), LoadPartial / StorePartial (the first n < kWidth
+// lanes; other lanes read as 0 and are never written), Set1, Zero, Add,
+// Sub, Mul, Div, Fma(a, b, c) = a * b + c, Max(a, b) = a > b ? a : b (so
+// a NaN in a yields b, as the reference loops' comparisons do), Min, Abs,
+// SelectLess(a, b, t, f) = a < b ? t : f, Round (to nearest integer),
+// Pow2(n) = 2^n for an integral n in [-126, 127], and
+// kLibmTranscendentals: when true, SigmoidLanes / TanhLanes through the C
+// library replace the polynomial approximations below.
+//
+// Every definition here has internal linkage (an unnamed namespace): each
+// per-ISA file gets its own copy built with its own flags, so the linker can
+// never hand an AVX-512 copy of a helper to code that runs on any x86-64.
+
+#ifndef MACE_KERNELS_ACTIVATION_VEC_H_
+#define MACE_KERNELS_ACTIVATION_VEC_H_
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+#include "mace/kernels/activation.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+// Calls f(i) for i = 0 .. kN - 1 with i a compile-time constant, so arrays
+// of accumulators indexed by i stay in registers.
+template <typename F, int... kI>
+inline __attribute__((always_inline)) void UnrollImpl(
+    F &&f, std::integer_sequence<int, kI...>) {
+  (f(std::integral_constant<int, kI>{}), ...);
+}
+template <int kN, typename F>
+inline __attribute__((always_inline)) void Unroll(F &&f) {
+  UnrollImpl(f, std::make_integer_sequence<int, kN>{});
+}
+
+inline int64_t MinIndex(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t MaxIndex(int64_t a, int64_t b) { return a > b ? a : b; }
+
+// Portable: 4 plain lanes, loops the compiler vectorises for the target's
+// baseline (SSE2 on x86-64).
+struct VecGeneric {
+  struct T {
+    float v[4];
+  };
+  static constexpr int kWidth = 4;
+  // SIGMOID and TANH per lane through the C library, as the reference
+  // computes them: without SIMD the polynomial is no faster than libm.
+  static constexpr bool kLibmTranscendentals = true;
+
+  template <typename F>
+  static T Map(F f) {
+    T r;
+    for (int i = 0; i < 4; ++i) r.v[i] = f(i);
+    return r;
+  }
+  static T Load(const float *p) {
+    return Map([p](int i) { return p[i]; });
+  }
+  static void Store(float *p, T v) {
+    for (int i = 0; i < 4; ++i) p[i] = v.v[i];
+  }
+  static T LoadPartial(const float *p, int n) {
+    return Map([p, n](int i) { return i < n ? p[i] : 0.0f; });
+  }
+  static void StorePartial(float *p, int n, T v) {
+    for (int i = 0; i < n; ++i) p[i] = v.v[i];
+  }
+  static T Set1(float s) {
+    return Map([s](int) { return s; });
+  }
+  static T Zero() { return Set1(0.0f); }
+  static T Add(T a, T b) {
+    return Map([&](int i) { return a.v[i] + b.v[i]; });
+  }
+  static T Sub(T a, T b) {
+    return Map([&](int i) { return a.v[i] - b.v[i]; });
+  }
+  static T Mul(T a, T b) {
+    return Map([&](int i) { return a.v[i] * b.v[i]; });
+  }
+  static T Div(T a, T b) {
+    return Map([&](int i) { return a.v[i] / b.v[i]; });
+  }
+  // Not fused: the generic build has no guaranteed FMA instruction.
+  static T Fma(T a, T b, T c) {
+    return Map([&](int i) { return a.v[i] * b.v[i] + c.v[i]; });
+  }
+  static T Max(T a, T b) {
+    return Map([&](int i) { return a.v[i] > b.v[i] ? a.v[i] : b.v[i]; });
+  }
+  static T Min(T a, T b) {
+    return Map([&](int i) { return a.v[i] < b.v[i] ? a.v[i] : b.v[i]; });
+  }
+  static T Abs(T a) {
+    return Map([&](int i) { return a.v[i] < 0.0f ? -a.v[i] : a.v[i]; });
+  }
+  static T SelectLess(T a, T b, T t, T f) {
+    return Map([&](int i) { return a.v[i] < b.v[i] ? t.v[i] : f.v[i]; });
+  }
+  // Inputs are already clamped to a small range: an int conversion rounds.
+  static T Round(T a) {
+    return Map([&](int i) {
+      return static_cast<float>(
+          static_cast<int32_t>(a.v[i] + (a.v[i] >= 0.0f ? 0.5f : -0.5f)));
+    });
+  }
+  static T Pow2(T n) {
+    return Map([&](int i) {
+      const int32_t bits = (static_cast<int32_t>(n.v[i]) + 127) << 23;
+      float f;
+      std::memcpy(&f, &bits, sizeof(f));
+      return f;
+    });
+  }
+  static T SigmoidLanes(T a) {
+    return Map([&](int i) { return 1.0f / (1.0f + std::exp(-a.v[i])); });
+  }
+  static T TanhLanes(T a) {
+    return Map([&](int i) { return std::tanh(a.v[i]); });
+  }
+};
+
+#if defined(__AVX2__) && defined(__FMA__)
+// Lane masks for 0..8 active lanes: a window of 8 starting at 8 - n.
+alignas(32) constexpr int32_t kAvx2LaneMasks[16] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+struct VecAvx2 {
+  using T = __m256;
+  static constexpr int kWidth = 8;
+  static constexpr bool kLibmTranscendentals = false;
+
+  static __m256i Mask(int n) {
+    return _mm256_loadu_si256(
+        reinterpret_cast<const __m256i *>(kAvx2LaneMasks + 8 - n));
+  }
+  static T Load(const float *p) { return _mm256_loadu_ps(p); }
+  static void Store(float *p, T v) { _mm256_storeu_ps(p, v); }
+  static T LoadPartial(const float *p, int n) {
+    return _mm256_maskload_ps(p, Mask(n));
+  }
+  static void StorePartial(float *p, int n, T v) {
+    _mm256_maskstore_ps(p, Mask(n), v);
+  }
+  static T Set1(float s) { return _mm256_set1_ps(s); }
+  static T Zero() { return _mm256_setzero_ps(); }
+  static T Add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T Sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T Div(T a, T b) { return _mm256_div_ps(a, b); }
+  static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T Max(T a, T b) { return _mm256_max_ps(b, a); }
+  static T Min(T a, T b) { return _mm256_min_ps(b, a); }
+  static T Abs(T a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+  static T SelectLess(T a, T b, T t, T f) {
+    return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
+  }
+  static T Round(T a) {
+    return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  static T Pow2(T n) {
+    const __m256i e =
+        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+  }
+};
+#endif  // __AVX2__ && __FMA__
+
+#if defined(__AVX512F__)
+struct VecAvx512 {
+  using T = __m512;
+  static constexpr int kWidth = 16;
+  static constexpr bool kLibmTranscendentals = false;
+
+  static __mmask16 Mask(int n) {
+    return static_cast<__mmask16>((1u << n) - 1u);
+  }
+  static T Load(const float *p) { return _mm512_loadu_ps(p); }
+  static void Store(float *p, T v) { _mm512_storeu_ps(p, v); }
+  static T LoadPartial(const float *p, int n) {
+    return _mm512_maskz_loadu_ps(Mask(n), p);
+  }
+  static void StorePartial(float *p, int n, T v) {
+    _mm512_mask_storeu_ps(p, Mask(n), v);
+  }
+  static T Set1(float s) { return _mm512_set1_ps(s); }
+  static T Zero() { return _mm512_setzero_ps(); }
+  static T Add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T Sub(T a, T b) { return _mm512_sub_ps(a, b); }
+  static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T Div(T a, T b) { return _mm512_div_ps(a, b); }
+  static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T Max(T a, T b) { return _mm512_max_ps(b, a); }
+  static T Min(T a, T b) { return _mm512_min_ps(b, a); }
+  static T Abs(T a) { return _mm512_abs_ps(a); }
+  static T SelectLess(T a, T b, T t, T f) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), f, t);
+  }
+  static T Round(T a) {
+    return _mm512_roundscale_ps(a,
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  static T Pow2(T n) {
+    const __m512i e =
+        _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+  }
+};
+#endif  // __AVX512F__
+
+#if defined(__aarch64__)
+struct VecNeon {
+  using T = float32x4_t;
+  static constexpr int kWidth = 4;
+  static constexpr bool kLibmTranscendentals = false;
+
+  static T Load(const float *p) { return vld1q_f32(p); }
+  static void Store(float *p, T v) { vst1q_f32(p, v); }
+  static T LoadPartial(const float *p, int n) {
+    float lanes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < n; ++i) lanes[i] = p[i];
+    return vld1q_f32(lanes);
+  }
+  static void StorePartial(float *p, int n, T v) {
+    float lanes[4];
+    vst1q_f32(lanes, v);
+    for (int i = 0; i < n; ++i) p[i] = lanes[i];
+  }
+  static T Set1(float s) { return vdupq_n_f32(s); }
+  static T Zero() { return vdupq_n_f32(0.0f); }
+  static T Add(T a, T b) { return vaddq_f32(a, b); }
+  static T Sub(T a, T b) { return vsubq_f32(a, b); }
+  static T Mul(T a, T b) { return vmulq_f32(a, b); }
+  static T Div(T a, T b) { return vdivq_f32(a, b); }
+  static T Fma(T a, T b, T c) { return vfmaq_f32(c, a, b); }
+  // a > b ? a : b, NaN in a giving b like the x86 and generic types.
+  static T Max(T a, T b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+  static T Min(T a, T b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
+  static T Abs(T a) { return vabsq_f32(a); }
+  static T SelectLess(T a, T b, T t, T f) {
+    return vbslq_f32(vcltq_f32(a, b), t, f);
+  }
+  static T Round(T a) { return vrndnq_f32(a); }
+  static T Pow2(T n) {
+    const int32x4_t e = vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127));
+    return vreinterpretq_f32_s32(vshlq_n_s32(e, 23));
+  }
+};
+#endif  // __aarch64__
+
+// exp(x) as Cephes' expf: x = n ln2 + r, exp(r) by a degree-6 polynomial,
+// 2^n from the exponent bits. Clamped so 2^n stays a normal float: results
+// below 2^-126 come out as about 1.2e-38, above e^88 as e^88.
+template <class V>
+inline typename V::T Exp(typename V::T x) {
+  using T = typename V::T;
+  x = V::Min(V::Max(x, V::Set1(-87.33654f)), V::Set1(88.0f));
+  const T n = V::Round(V::Mul(x, V::Set1(1.44269504088896341f)));
+  // ln2 in two parts, so n * ln2 is subtracted without rounding error.
+  x = V::Fma(n, V::Set1(-0.693359375f), x);
+  x = V::Fma(n, V::Set1(2.12194440e-4f), x);
+  T p = V::Set1(1.9875691500e-4f);
+  p = V::Fma(p, x, V::Set1(1.3981999507e-3f));
+  p = V::Fma(p, x, V::Set1(8.3334519073e-3f));
+  p = V::Fma(p, x, V::Set1(4.1665795894e-2f));
+  p = V::Fma(p, x, V::Set1(1.6666665459e-1f));
+  p = V::Fma(p, x, V::Set1(5.0000001201e-1f));
+  p = V::Fma(p, V::Mul(x, x), V::Add(x, V::Set1(1.0f)));
+  return V::Mul(p, V::Pow2(n));
+}
+
+template <class V>
+inline typename V::T Sigmoid(typename V::T x) {
+  const typename V::T one = V::Set1(1.0f);
+  return V::Div(one, V::Add(one, Exp<V>(V::Sub(V::Zero(), x))));
+}
+
+// Cephes' tanhf: an odd polynomial below |x| = 0.625, where
+// 1 - 2 / (exp(2x) + 1) would lose digits to cancellation; that formula
+// (exact for either sign) above.
+template <class V>
+inline typename V::T Tanh(typename V::T x) {
+  using T = typename V::T;
+  const T one = V::Set1(1.0f);
+  const T x2 = V::Mul(x, x);
+  T p = V::Set1(-5.70498872745e-3f);
+  p = V::Fma(p, x2, V::Set1(2.06390887954e-2f));
+  p = V::Fma(p, x2, V::Set1(-5.37397155531e-2f));
+  p = V::Fma(p, x2, V::Set1(1.33314422036e-1f));
+  p = V::Fma(p, x2, V::Set1(-3.33332819422e-1f));
+  const T small = V::Fma(V::Mul(p, x2), x, x);
+  const T e = Exp<V>(V::Add(x, x));
+  const T large = V::Sub(one, V::Div(V::Set1(2.0f), V::Add(e, one)));
+  return V::SelectLess(V::Abs(x), V::Set1(0.625f), small, large);
+}
+
+// The activation of an ActivationParams on vectors of channels.
+template <class V>
+class VecActivation {
+ public:
+  using T = typename V::T;
+
+  explicit VecActivation(const ActivationParams &act)
+      : kind_(act.kind),
+        limit_(V::Set1(act.max_limit)),
+        coefficient_(V::Set1(act.coefficient)),
+        slope_(act.slope) {
+    // A shared PRELU slope is a LeakyRelu.
+    if (kind_ == ActivationKind::kPRelu && act.slope_size == 1) {
+      kind_ = ActivationKind::kLeakyRelu;
+      coefficient_ = V::Set1(act.slope[0]);
+    }
+  }
+
+  ActivationKind kind() const { return kind_; }
+
+  // v holds channels [c, c + lanes), lanes <= kWidth.
+  T operator()(T v, int64_t c, int lanes) const {
+    switch (kind_) {
+      case ActivationKind::kNone:
+        return v;
+      case ActivationKind::kRelu:
+        return V::Max(v, V::Zero());
+      case ActivationKind::kReluX:
+        return V::Min(V::Max(v, V::Zero()), limit_);
+      case ActivationKind::kLeakyRelu:
+        return Leaky(v, coefficient_);
+      case ActivationKind::kPRelu:
+        return Leaky(v, lanes == V::kWidth ? V::Load(slope_ + c)
+                                           : V::LoadPartial(slope_ + c, lanes));
+      case ActivationKind::kSigmoid:
+        if constexpr (V::kLibmTranscendentals) {
+          return V::SigmoidLanes(v);
+        } else {
+          return Sigmoid<V>(v);
+        }
+      case ActivationKind::kTanh:
+        if constexpr (V::kLibmTranscendentals) {
+          return V::TanhLanes(v);
+        } else {
+          return Tanh<V>(v);
+        }
+    }
+    return v;
+  }
+
+ private:
+  // x >= 0 ? x : x * s, exact: max(x, 0) + min(x, 0) * s adds a zero.
+  static T Leaky(T v, T s) {
+    return V::Fma(V::Min(v, V::Zero()), s, V::Max(v, V::Zero()));
+  }
+
+  ActivationKind kind_;
+  T limit_;
+  T coefficient_;
+  const float *slope_;
+};
+
+// Applies act to n values of channels [0, channels) repeated (n a multiple
+// of channels when the slope is per channel), x and y possibly equal.
+template <class V>
+void ActivateChannelsKernel(const ActivationParams &act, int64_t channels,
+                            const float *x, float *y, int64_t n) {
+  const VecActivation<V> activation(act);
+  constexpr int kW = V::kWidth;
+  if (activation.kind() == ActivationKind::kPRelu) {
+    for (int64_t row = 0; row < n; row += channels) {
+      int64_t c = 0;
+      for (; c + kW <= channels; c += kW) {
+        V::Store(y + row + c, activation(V::Load(x + row + c), c, kW));
+      }
+      if (c < channels) {
+        const int lanes = static_cast<int>(channels - c);
+        V::StorePartial(
+            y + row + c, lanes,
+            activation(V::LoadPartial(x + row + c, lanes), c, lanes));
+      }
+    }
+    return;
+  }
+  int64_t i = 0;
+  for (; i + 2 * kW <= n; i += 2 * kW) {
+    const typename V::T a = V::Load(x + i);
+    const typename V::T b = V::Load(x + i + kW);
+    V::Store(y + i, activation(a, 0, kW));
+    V::Store(y + i + kW, activation(b, 0, kW));
+  }
+  for (; i < n; i += kW) {
+    const int lanes = static_cast<int>(MinIndex(kW, n - i));
+    V::StorePartial(y + i, lanes,
+                    activation(V::LoadPartial(x + i, lanes), 0, lanes));
+  }
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_ACTIVATION_VEC_H_

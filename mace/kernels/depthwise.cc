@@ -1,0 +1,68 @@
+// The depthwise driver: picks the row kernel of the ISA and the shape, and
+// shares the output rows (of every image) among the threads.
+
+#include "mace/kernels/depthwise.h"
+
+#include "mace/kernels/depthwise_impl.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+const DepthwiseKernels &DepthwiseKernelsFor(VectorIsa isa) {
+  switch (isa) {
+#if defined(__x86_64__)
+    case VectorIsa::kAvx2:
+      return DepthwiseKernelsAvx2();
+    case VectorIsa::kAvx512:
+      return DepthwiseKernelsAvx512();
+#endif
+#if defined(__aarch64__)
+    case VectorIsa::kNeon:
+      return DepthwiseKernelsNeon();
+#endif
+    default:
+      return DepthwiseKernelsGeneric();
+  }
+}
+
+bool IsOneOrTwo(int64_t v) { return v == 1 || v == 2; }
+
+}  // namespace
+
+bool DepthwiseKernelSupports(const DepthwiseShape &s) {
+  return s.kernel_h == s.kernel_w && (s.kernel_w == 3 || s.kernel_w == 5) &&
+         IsOneOrTwo(s.stride_h) && IsOneOrTwo(s.stride_w) &&
+         s.dilation_h == 1 && s.dilation_w == 1 && s.pad_top >= 0 &&
+         s.pad_left >= 0 && s.channels >= 1 && s.in_h >= 1 && s.in_w >= 1;
+}
+
+void DepthwiseConv2d(const DepthwiseShape &shape, const float *x,
+                     const float *w, const float *bias,
+                     const ActivationParams &act, float *y, ThreadPool *pool) {
+  DepthwiseConv2d(SelectedVectorIsa(), shape, x, w, bias, act, y, pool);
+}
+
+void DepthwiseConv2d(VectorIsa isa, const DepthwiseShape &s, const float *x,
+                     const float *w, const float *bias,
+                     const ActivationParams &act, float *y, ThreadPool *pool) {
+  const DepthwiseRowFn row_fn =
+      DepthwiseKernelsFor(isa).rows[s.kernel_w == 5][s.stride_w == 2];
+  const int64_t image_size = s.in_h * s.in_w * s.channels;
+  const int64_t row_size = s.out_w * s.channels;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t n = row / s.out_h;
+      row_fn(s, x + n * image_size, row % s.out_h, w, bias, act,
+             y + row * row_size);
+    }
+  };
+  if (pool == nullptr) {
+    run(0, s.batch * s.out_h);
+  } else {
+    pool->ParallelFor(0, s.batch * s.out_h, 1, run);
+  }
+}
+
+}  // namespace kernels
+}  // namespace mace

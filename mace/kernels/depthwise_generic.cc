@@ -1,0 +1,16 @@
+// depthwise_generic: the depthwise row kernels on portable 4-lane vectors (the
+// compiler's baseline SIMD).
+
+#include "mace/kernels/depthwise_impl.h"
+
+namespace mace {
+namespace kernels {
+
+const DepthwiseKernels &DepthwiseKernelsGeneric() {
+  static const DepthwiseKernels kKernels =
+      MakeDepthwiseKernels<VecGeneric>("depthwise_generic");
+  return kKernels;
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,260 @@
+// Internal to mace/kernels: the depthwise row kernel, written once over a
+// vector type (activation_vec.h) and instantiated by depthwise_<isa>.cc.
+//
+// One call computes one output row. Columns whose window lies inside the
+// input (the interior) go in tiles of pixels x channel vectors, several
+// independent accumulators covering the FMA latency; each weight vector is
+// loaded once per tile and, in 4-pixel tiles, each input vector the
+// windows share once. Border columns (windows reaching into the padding)
+// and rows whose window is clipped at the top or bottom only skip the taps
+// that fall outside. Channels go in vectors of the ISA's width; the last,
+// partial one uses lane masks.
+
+#ifndef MACE_KERNELS_DEPTHWISE_IMPL_H_
+#define MACE_KERNELS_DEPTHWISE_IMPL_H_
+
+#include "mace/kernels/activation_vec.h"
+#include "mace/kernels/depthwise.h"
+
+namespace mace {
+namespace kernels {
+
+// Computes output row oh of one image: x_image is [in_h, in_w, C], y_row
+// [out_w, C].
+using DepthwiseRowFn = void (*)(const DepthwiseShape &shape,
+                                const float *x_image, int64_t oh,
+                                const float *w, const float *bias,
+                                const ActivationParams &act, float *y_row);
+
+// One ISA's row kernels: rows[kernel 3x3, 5x5][stride_w 1, 2].
+struct DepthwiseKernels {
+  const char *name;
+  DepthwiseRowFn rows[2][2];
+};
+
+// Defined by the per-ISA files that the build includes.
+const DepthwiseKernels &DepthwiseKernelsGeneric();
+const DepthwiseKernels &DepthwiseKernelsAvx2();
+const DepthwiseKernels &DepthwiseKernelsAvx512();
+const DepthwiseKernels &DepthwiseKernelsNeon();
+
+namespace {
+
+template <class V, bool kFull>
+inline __attribute__((always_inline)) typename V::T LoadLanes(const float *p,
+                                                              int lanes) {
+  return kFull ? V::Load(p) : V::LoadPartial(p, lanes);
+}
+
+template <class V, bool kFull>
+inline __attribute__((always_inline)) void StoreLanes(float *p, int lanes,
+                                                      typename V::T v) {
+  if (kFull) {
+    V::Store(p, v);
+  } else {
+    V::StorePartial(p, lanes, v);
+  }
+}
+
+// Where one output row reads: input row ih0 + r for kernel rows [r0, r1).
+struct DepthwiseRowWindow {
+  int64_t ih0, r0, r1;
+};
+
+// kTile interior pixels from column ow, times kBlocks vectors of channels
+// from c (kFull false: one vector of `lanes` < kWidth channels). kTile *
+// kBlocks independent accumulators hide the FMA latency.
+template <class V, int K, int S, int kTile, int kBlocks, bool kFull>
+inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
+    const DepthwiseShape &s, const float *x, const DepthwiseRowWindow &win,
+    int64_t ow, const float *w, const float *bias,
+    const VecActivation<V> &activation, float *y_row, int64_t c, int lanes) {
+  using T = typename V::T;
+  constexpr int kW = V::kWidth;
+  const int64_t channels = s.channels;
+  const int64_t iw0 = ow * S - s.pad_left;
+  T acc[kTile][kBlocks];
+  Unroll<kBlocks>([&](auto b) {
+    const T init = bias != nullptr
+                       ? LoadLanes<V, kFull>(bias + c + b * kW, lanes)
+                       : V::Zero();
+    Unroll<kTile>([&](auto p) { acc[p][b] = init; });
+  });
+  for (int64_t r = win.r0; r < win.r1; ++r) {
+    const float *xr = x + ((win.ih0 + r) * s.in_w + iw0) * channels + c;
+    const float *wr = w + r * K * channels + c;
+    if constexpr (kBlocks == 1 && kTile <= 4) {
+      // The (kTile - 1) * S + K input vectors the tile's windows share,
+      // each loaded once.
+      constexpr int kInputs = (kTile - 1) * S + K;
+      T in[kInputs];
+      Unroll<kInputs>([&](auto i) {
+        in[i] = LoadLanes<V, kFull>(xr + i * channels, lanes);
+      });
+      Unroll<K>([&](auto k) {
+        const T wk = LoadLanes<V, kFull>(wr + k * channels, lanes);
+        Unroll<kTile>(
+            [&](auto p) { acc[p][0] = V::Fma(in[p * S + k], wk, acc[p][0]); });
+      });
+    } else {
+      Unroll<K>([&](auto k) {
+        Unroll<kBlocks>([&](auto b) {
+          const T wk = LoadLanes<V, kFull>(wr + k * channels + b * kW, lanes);
+          Unroll<kTile>([&](auto p) {
+            const T in = LoadLanes<V, kFull>(
+                xr + (p * S + k) * channels + b * kW, lanes);
+            acc[p][b] = V::Fma(in, wk, acc[p][b]);
+          });
+        });
+      });
+    }
+  }
+  float *y = y_row + ow * channels + c;
+  Unroll<kTile>([&](auto p) {
+    Unroll<kBlocks>([&](auto b) {
+      StoreLanes<V, kFull>(y + p * channels + b * kW, lanes,
+                           activation(acc[p][b], c + b * kW, lanes));
+    });
+  });
+}
+
+template <class V, int K, int S, int kTile, int kBlocks>
+void DepthwiseInteriorPixels(const DepthwiseShape &s, const float *x,
+                             const DepthwiseRowWindow &win, int64_t ow,
+                             const float *w, const float *bias,
+                             const VecActivation<V> &activation, float *y_row) {
+  constexpr int kW = V::kWidth;
+  int64_t c = 0;
+  for (; c + kBlocks * kW <= s.channels; c += kBlocks * kW) {
+    DepthwiseInteriorBlock<V, K, S, kTile, kBlocks, true>(
+        s, x, win, ow, w, bias, activation, y_row, c, kW);
+  }
+  for (; c + kW <= s.channels; c += kW) {
+    DepthwiseInteriorBlock<V, K, S, kTile, 1, true>(s, x, win, ow, w, bias,
+                                                    activation, y_row, c, kW);
+  }
+  if (c < s.channels) {
+    DepthwiseInteriorBlock<V, K, S, kTile, 1, false>(
+        s, x, win, ow, w, bias, activation, y_row, c,
+        static_cast<int>(s.channels - c));
+  }
+}
+
+// Window columns [k0, k1) of one pixel clipped on the left or right, for
+// kBlocks vectors of channels from c (kFull false: one of `lanes`).
+template <class V, int K, int kBlocks, bool kFull>
+inline __attribute__((always_inline)) void DepthwiseBorderBlock(
+    const DepthwiseShape &s, const float *x, const DepthwiseRowWindow &win,
+    int64_t iw0, int64_t k0, int64_t k1, const float *w, const float *bias,
+    const VecActivation<V> &activation, float *y, int64_t c, int lanes) {
+  using T = typename V::T;
+  constexpr int kW = V::kWidth;
+  const int64_t channels = s.channels;
+  T acc[kBlocks];
+  Unroll<kBlocks>([&](auto b) {
+    acc[b] = bias != nullptr ? LoadLanes<V, kFull>(bias + c + b * kW, lanes)
+                             : V::Zero();
+  });
+  for (int64_t r = win.r0; r < win.r1; ++r) {
+    const float *xr = x + ((win.ih0 + r) * s.in_w + iw0) * channels + c;
+    const float *wr = w + r * K * channels + c;
+    for (int64_t k = k0; k < k1; ++k) {
+      Unroll<kBlocks>([&](auto b) {
+        acc[b] = V::Fma(LoadLanes<V, kFull>(xr + k * channels + b * kW, lanes),
+                        LoadLanes<V, kFull>(wr + k * channels + b * kW, lanes),
+                        acc[b]);
+      });
+    }
+  }
+  Unroll<kBlocks>([&](auto b) {
+    StoreLanes<V, kFull>(y + c + b * kW, lanes,
+                         activation(acc[b], c + b * kW, lanes));
+  });
+}
+
+// One pixel whose window is clipped on the left or right.
+template <class V, int K>
+void DepthwiseBorderPixel(const DepthwiseShape &s, const float *x,
+                          const DepthwiseRowWindow &win, int64_t ow,
+                          const float *w, const float *bias,
+                          const VecActivation<V> &activation, float *y_row) {
+  constexpr int kW = V::kWidth;
+  constexpr int kBlocks = 4;
+  const int64_t channels = s.channels;
+  const int64_t iw0 = ow * s.stride_w - s.pad_left;
+  const int64_t k0 = MaxIndex(0, -iw0);
+  const int64_t k1 = MaxIndex(k0, MinIndex(K, s.in_w - iw0));
+  float *y = y_row + ow * channels;
+  int64_t c = 0;
+  for (; c + kBlocks * kW <= channels; c += kBlocks * kW) {
+    DepthwiseBorderBlock<V, K, kBlocks, true>(s, x, win, iw0, k0, k1, w, bias,
+                                              activation, y, c, kW);
+  }
+  for (; c + kW <= channels; c += kW) {
+    DepthwiseBorderBlock<V, K, 1, true>(s, x, win, iw0, k0, k1, w, bias,
+                                        activation, y, c, kW);
+  }
+  if (c < channels) {
+    DepthwiseBorderBlock<V, K, 1, false>(s, x, win, iw0, k0, k1, w, bias,
+                                         activation, y, c,
+                                         static_cast<int>(channels - c));
+  }
+}
+
+template <class V, int K, int S>
+void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
+                  const float *w, const float *bias,
+                  const ActivationParams &act, float *y_row) {
+  const VecActivation<V> activation(act);
+  DepthwiseRowWindow win;
+  win.ih0 = oh * s.stride_h - s.pad_top;
+  win.r0 = MaxIndex(0, -win.ih0);
+  win.r1 = MaxIndex(win.r0, MinIndex(K, s.in_h - win.ih0));
+  // Interior columns: iw0 = ow * S - pad_left >= 0 and iw0 + K <= in_w.
+  const int64_t ow_lo = MinIndex(s.out_w, (s.pad_left + S - 1) / S);
+  const int64_t last_start = s.in_w - K + s.pad_left;
+  const int64_t ow_hi = MaxIndex(
+      ow_lo, MinIndex(s.out_w, last_start >= 0 ? last_start / S + 1 : 0));
+  int64_t ow = 0;
+  for (; ow < ow_lo; ++ow) {
+    DepthwiseBorderPixel<V, K>(s, x, win, ow, w, bias, activation, y_row);
+  }
+  // Tiles chosen by measurement (Xeon, AVX2 and AVX-512): 3x3 windows do
+  // best with 4 pixels sharing their loaded inputs, 5x5 windows (longer FMA
+  // chains) with 8 accumulators; single pixels take 4 channel vectors.
+  if constexpr (K == 5) {
+    for (; ow + 8 <= ow_hi; ow += 8) {
+      DepthwiseInteriorPixels<V, K, S, 8, 1>(s, x, win, ow, w, bias, activation,
+                                             y_row);
+    }
+    for (; ow + 4 <= ow_hi; ow += 4) {
+      DepthwiseInteriorPixels<V, K, S, 4, 2>(s, x, win, ow, w, bias, activation,
+                                             y_row);
+    }
+  } else {
+    for (; ow + 4 <= ow_hi; ow += 4) {
+      DepthwiseInteriorPixels<V, K, S, 4, 1>(s, x, win, ow, w, bias, activation,
+                                             y_row);
+    }
+  }
+  for (; ow < ow_hi; ++ow) {
+    DepthwiseInteriorPixels<V, K, S, 1, 4>(s, x, win, ow, w, bias, activation,
+                                           y_row);
+  }
+  for (; ow < s.out_w; ++ow) {
+    DepthwiseBorderPixel<V, K>(s, x, win, ow, w, bias, activation, y_row);
+  }
+}
+
+template <class V>
+DepthwiseKernels MakeDepthwiseKernels(const char *name) {
+  return {name,
+          {{DepthwiseRow<V, 3, 1>, DepthwiseRow<V, 3, 2>},
+           {DepthwiseRow<V, 5, 1>, DepthwiseRow<V, 5, 2>}}};
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_DEPTHWISE_IMPL_H_

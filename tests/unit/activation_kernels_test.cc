@@ -1,0 +1,153 @@
+// The activation kernels of every ISA this machine runs, against float64:
+// the piecewise-linear activations exactly, SIGMOID and TANH (whose exp is
+// approximated) within a few float ulps, over lengths that are not multiples
+// of any vector width, wide input ranges and the values where the
+// approximations switch formula or clamp; in place and out of place; 1 and 2
+// threads bit for bit. Then the Activation op under every ISA.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mace/kernels/activation.h"
+#include "tests/common/op_tester.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+std::unique_ptr<ThreadPool> StartPool(int threads) {
+  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
+  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
+  return pool;
+}
+
+std::vector<float> Inputs(int64_t n, float range, std::mt19937 *rng) {
+  std::uniform_real_distribution<float> dist(-range, range);
+  std::vector<float> v(n);
+  for (float &x : v) x = dist(*rng);
+  // Where the approximations change formula or clamp.
+  const float kSpecial[] = {0.0f,   -0.0f,  0.625f,  -0.625f, 0.6249f,
+                            1e-6f,  -1e-6f, 88.0f,   -88.0f,  87.4f,
+                            -87.4f, 100.0f, -100.0f, 44.0f,   -44.0f};
+  for (size_t i = 0; i < sizeof(kSpecial) / sizeof(kSpecial[0]); ++i) {
+    if (static_cast<int64_t>(i) * 3 < n) v[i * 3] = kSpecial[i];
+  }
+  return v;
+}
+
+double Reference(const ActivationParams &act, double x, int64_t channel) {
+  switch (act.kind) {
+    case ActivationKind::kNone:
+      return x;
+    case ActivationKind::kRelu:
+      return x > 0 ? x : 0;
+    case ActivationKind::kReluX:
+      return std::fmin(std::fmax(x, 0.0), act.max_limit);
+    case ActivationKind::kLeakyRelu:
+      return x >= 0 ? x : static_cast<float>(x * act.coefficient);
+    case ActivationKind::kPRelu:
+      return x >= 0 ? x
+                    : static_cast<float>(
+                          x * act.slope[act.slope_size == 1 ? 0 : channel]);
+    case ActivationKind::kSigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case ActivationKind::kTanh:
+      return std::tanh(x);
+  }
+  return x;
+}
+
+TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
+  std::mt19937 rng(20261121);
+  auto pool1 = StartPool(1);
+  auto pool2 = StartPool(2);
+  const std::vector<float> slope = Inputs(33, 1.0f, &rng);
+  const ActivationKind kKinds[] = {
+      ActivationKind::kNone,  ActivationKind::kRelu,
+      ActivationKind::kReluX, ActivationKind::kLeakyRelu,
+      ActivationKind::kPRelu, ActivationKind::kSigmoid,
+      ActivationKind::kTanh};
+  for (ActivationKind kind : kKinds) {
+    for (int64_t channels : {1, 3, 5, 17, 33}) {
+      for (int64_t rows : {1, 7, 300}) {
+        for (bool shared_slope : {false, true}) {
+          if (shared_slope && kind != ActivationKind::kPRelu) continue;
+          ActivationParams act;
+          act.kind = kind;
+          act.max_limit = 0.7f;
+          act.coefficient = 0.15f;
+          act.slope = slope.data();
+          act.slope_size = shared_slope ? 1 : channels;
+          const int64_t n = rows * channels;
+          const std::vector<float> x = Inputs(n, 12.0f, &rng);
+          for (VectorIsa isa : AvailableVectorIsas()) {
+            const std::string what =
+                std::string(VectorIsaName(isa)) +
+                " kind=" + std::to_string(static_cast<int>(kind)) +
+                " channels=" + std::to_string(channels) +
+                " n=" + std::to_string(n) + (shared_slope ? " shared" : "");
+            std::vector<float> y(n, NAN);
+            ActivateChannels(isa, act, channels, x.data(), y.data(), n,
+                             pool1.get());
+            int failures = 0;
+            for (int64_t i = 0; i < n; ++i) {
+              const double want = Reference(act, x[i], i % channels);
+              const bool approximated = kind == ActivationKind::kSigmoid ||
+                                        kind == ActivationKind::kTanh;
+              const double tol =
+                  approximated ? 4e-7 * std::fabs(want) + 1e-7 : 0.0;
+              if (!(std::fabs(y[i] - want) <= tol) && ++failures <= 3) {
+                ADD_FAILURE() << what << " at x=" << x[i] << ": got " << y[i]
+                              << ", want " << want;
+              }
+            }
+            std::vector<float> in_place = x;
+            ActivateChannels(isa, act, channels, in_place.data(),
+                             in_place.data(), n, pool2.get());
+            ASSERT_EQ(0,
+                      std::memcmp(in_place.data(), y.data(), n * sizeof(float)))
+                << what << ": in place on 2 threads differs";
+            if (HasFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ActivationKernelsTest, OpMatchesFloat64UnderEveryIsa) {
+  std::mt19937 rng(3);
+  const std::vector<int64_t> shape = {2, 5, 3, 19};
+  const std::vector<float> x = Inputs(2 * 5 * 3 * 19, 6.0f, &rng);
+  const std::vector<float> alpha = Inputs(19, 1.0f, &rng);
+  const VectorIsa before = SelectedVectorIsa();
+  for (VectorIsa isa : AvailableVectorIsas()) {
+    ASSERT_TRUE(SetVectorIsaForTesting(isa));
+    for (const char *name : {"SIGMOID", "PRELU"}) {
+      test::OpTester op("Activation");
+      op.Input("x", shape, x).Output("y").ArgString("activation", name);
+      if (std::string(name) == "PRELU") op.Constant("alpha", {19}, alpha);
+      op.Threads(2);
+      ASSERT_EQ(op.Run(), MaceStatus::MACE_SUCCESS) << name;
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double want =
+            std::string(name) == "PRELU"
+                ? (x[i] >= 0 ? x[i] : static_cast<float>(x[i] * alpha[i % 19]))
+                : 1.0 / (1.0 + std::exp(-static_cast<double>(x[i])));
+        ASSERT_NEAR(op.output(0).floats[i], want, 4e-7 * std::fabs(want) + 1e-7)
+            << VectorIsaName(isa) << " " << name << " at " << i;
+      }
+    }
+  }
+  SetVectorIsaForTesting(before);
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace mace
