@@ -42,6 +42,7 @@ OpRegistry BuildRegistry() {
   RegisterSplit(&registry);
   RegisterStack(&registry);
   RegisterTranspose(&registry);
+  RegisterSsdDetection(&registry);
   return registry;
 }
 

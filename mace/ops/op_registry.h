@@ -74,6 +74,7 @@ void RegisterSpaceToBatch(OpRegistry *registry);
 void RegisterSplit(OpRegistry *registry);
 void RegisterStack(OpRegistry *registry);
 void RegisterTranspose(OpRegistry *registry);
+void RegisterSsdDetection(OpRegistry *registry);
 
 }  // namespace mace
 

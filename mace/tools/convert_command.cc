@@ -168,12 +168,19 @@ MaceStatus DeployOptions(const DeployConfig &config, const DeployModel &model,
                               &options->inputs_nhwc));
   MACE_RETURN_IF_ERROR(layout(graph.output_data_formats,
                               "output_data_formats", &options->outputs_nhwc));
+  // TensorFlow is NHWC itself: its shapes need no permutation.
+  const bool source_nchw = model.platform != "tensorflow";
   for (size_t i = 0; i < graph.input_shapes.size(); ++i) {
     Shape shape(graph.input_shapes[i].begin(), graph.input_shapes[i].end());
-    if (shape.size() == 4 && options->inputs_nhwc) {
+    if (shape.size() == 4 && options->inputs_nhwc && source_nchw) {
       shape = {shape[0], shape[3], shape[1], shape[2]};  // NHWC → NCHW
     }
     options->input_shapes[graph.input_tensors[i]] = shape;
+  }
+  // TensorFlow graphs declare no outputs: the file names them. ONNX and
+  // Caffe models declare theirs, which CheckDeclaredTensors compares.
+  if (model.platform == "tensorflow") {
+    options->output_names = graph.output_tensors;
   }
   return MaceStatus::MACE_SUCCESS;
 }
@@ -415,8 +422,9 @@ int ConvertCommand(int argc, char **argv, int first) {
       "(weights). Inputs and outputs keep the source model's names; 4-D "
       "tensors keep its layout (NCHW for ONNX) unless "
       "--input-data-format/--output-data-format say NHWC.");
-  flags.String("platform", "P", "source framework: onnx (tensorflow and "
-               "caffe are not yet supported)", &platform);
+  flags.String("platform", "P", "source framework: onnx (default), "
+               "tensorflow (frozen GraphDef .pb) or caffe (.prototxt with "
+               "--weight-file .caffemodel)", &platform);
   flags.String("model-file", "FILE", "the source model", &model_file);
   flags.String("weight-file", "FILE", "the source weights, for caffe: the "
                ".caffemodel beside the --model-file .prototxt",

@@ -381,9 +381,9 @@ class Parser {
     }
     model->platform = OneOf(node["platform"], "platform",
                             {"onnx", "tensorflow", "caffe"});
-    if (model->platform != "onnx") {
-      Fail("platform '" + model->platform +
-               "' is not yet supported (only onnx in this build)",
+    if (model->platform == "caffe" && !node["weight_file_path"]) {
+      Fail("platform caffe needs 'weight_file_path' (the .caffemodel beside "
+           "the .prototxt of model_file_path)",
            node["platform"]);
     }
     model->model_file_path = LocalFile(node["model_file_path"],

@@ -274,7 +274,7 @@ TEST(OnnxFrontendTest, OutputNamesSelectIntermediateValues) {
   GraphBuilder other;
   ExpectMentions(ConvertOnnxModel(Save(model, "intermediate.onnx"), options,
                                   &other, &gaps),
-                 "output 'nope' is not produced");
+                 "output 'nope' is not a tensor of the graph");
 }
 
 }  // namespace

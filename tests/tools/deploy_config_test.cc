@@ -248,12 +248,9 @@ TEST_F(DeployConfigTest, ModelFiles) {
 }
 
 TEST_F(DeployConfigTest, UnsupportedValues) {
-  ExpectError("library_name: x\nmodels:\n  m:\n    platform: tensorflow\n"
-              "    model_file_path: a.onnx\n",
-              "platform 'tensorflow' is not yet supported", 4);
   ExpectError("library_name: x\nmodels:\n  m:\n    platform: caffe\n"
               "    model_file_path: a.onnx\n",
-              "platform 'caffe' is not yet supported", 4);
+              "platform caffe needs 'weight_file_path'", 4);
   ExpectError("library_name: x\nmodels:\n  m:\n    platform: pytorch\n"
               "    model_file_path: a.onnx\n",
               "should be onnx, tensorflow or caffe", 4);

@@ -1,6 +1,8 @@
 #include "mace/converter/common/frontend.h"
 
+#include "mace/converter/caffe/caffe_frontend.h"
 #include "mace/converter/onnx/onnx_frontend.h"
+#include "mace/converter/tensorflow/tf_frontend.h"
 #include "mace/core/status.h"
 
 namespace mace {
@@ -13,9 +15,12 @@ MaceStatus ConvertSourceModel(const SourceModel &source,
   if (source.platform == "onnx") {
     return ConvertOnnxModel(source.model_file, options, graph, gaps);
   }
-  if (source.platform == "tensorflow" || source.platform == "caffe") {
-    return Unsupported("platform '", source.platform,
-                       "' is not yet supported in this build");
+  if (source.platform == "tensorflow") {
+    return ConvertTensorflowModel(source.model_file, options, graph, gaps);
+  }
+  if (source.platform == "caffe") {
+    return ConvertCaffeModel(source.model_file, source.weight_file, options,
+                             graph, gaps);
   }
   return InvalidArgs("platform '", source.platform,
                      "' should be onnx, tensorflow or caffe");

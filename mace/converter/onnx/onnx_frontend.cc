@@ -242,7 +242,7 @@ MaceStatus AddOutputs(const std::vector<std::string> &names,
     const std::string internal = context->Resolve(name);
     if (!context->graph()->Has(internal)) {
       return InvalidArgs("output '", name,
-                         "' is not produced (no node of the model makes it, "
+                         "' is not a tensor of the graph (no node makes it, "
                          "or its producer does not produce that optional "
                          "output)");
     }
