@@ -74,6 +74,21 @@ void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
            const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
            ThreadPool *pool, SgemmEpilogue epilogue);
 
+// Columns per packed panel (nr) and rows per micro-kernel call (mr) of the
+// kernel family of `isa` (generic's when `isa` is not available): callers
+// that split C themselves cut it at multiples of these.
+int SgemmPanelWidth(SgemmIsa isa);
+int SgemmTileRows(SgemmIsa isa);
+
+// As Sgemm on the calling thread only, for columns [col_begin, col_end) of
+// B and C (col_begin a multiple of b.nr, col_end <= b.n): the building
+// block of callers that share work among threads themselves (convolution
+// tiles). c and bias point at column 0; epilogue may be null.
+void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
+                  const float *a, int64_t lda, const PackedMatrixB &b,
+                  const float *bias, float *c, int64_t ldc,
+                  const SgemmEpilogue *epilogue);
+
 }  // namespace kernels
 }  // namespace mace
 

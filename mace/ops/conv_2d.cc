@@ -7,14 +7,19 @@
 //            or values fed at run time (ONNX models may give weights as
 //            graph inputs): only their shapes are needed in Prepare;
 //   args:    strides, dilations, padding, padding_values, round_mode (see
-//            conv_pool_util.h), group (default 1), fused activation;
+//            conv_pool_util.h), group (default 1), fused activation,
+//            winograd (absent or -1: automatic, 0: never, 2 / 4 / 6: that
+//            output tile where Winograd applies);
 //   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments.
-// A 1x1, stride-1, unpadded, ungrouped convolution with a constant filter
-// is one GEMM [N*H*W, Cin] x [Cin, Cout] in NHWC: its filter is packed at
-// Prepare for the packed SGEMM (mace/kernels/sgemm.h). Every other case
-// runs the reference tap loop, which is also the SGEMM's specification.
+// With a constant filter, Prepare packs it for one of two fast kernels:
+// Winograd F(m,3) for 3x3 stride-1 dilation-1 ungrouped convolutions when
+// the cost model (mace/kernels/winograd.h) or the `winograd` arg says so,
+// otherwise GEMM over im2col tiles (mace/kernels/conv_im2col.h, any
+// window and group). Both fuse bias and activation. A filter fed at run
+// time runs the reference tap loop, which is also their specification.
 
-#include "mace/kernels/sgemm.h"
+#include "mace/kernels/conv_im2col.h"
+#include "mace/kernels/winograd.h"
 #include "mace/ops/common/conv_util.h"
 #include "mace/ops/op_registry.h"
 
@@ -40,13 +45,14 @@ class Conv2dOp : public Operation {
         *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
     MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
-    packed_filter_ = kernels::PackedMatrixB();
-    const Tensor &filter = context->input(1);
-    if (IsPointwise() && filter.is_constant() && filter.has_data()) {
-      kernels::PackB(filter.data<float>(), dims_.in_c, dims_.out_c, true,
-                     &packed_filter_);
+    int winograd = -1;
+    MACE_RETURN_IF_ERROR(context->args().GetInt("winograd", -1, &winograd));
+    if (winograd != -1 && winograd != 0 && winograd != 2 && winograd != 4 &&
+        winograd != 6) {
+      return context->InvalidArgs("argument 'winograd' must be -1 (automatic)",
+                                  ", 0 (never), 2, 4 or 6, is ", winograd);
     }
-    return MaceStatus::MACE_SUCCESS;
+    return PrepareKernel(context, winograd);
   }
 
   MaceStatus Run(OpContext *context) override {
@@ -55,15 +61,22 @@ class Conv2dOp : public Operation {
     const PReluSlope slope =
         FusedPReluSlope(*context, activation_, kWeightedOpSlopeIndex);
     float *output = context->output(0)->mutable_data<float>();
-    if (!packed_filter_.empty()) {
+    if (winograd_.initialized() || im2col_.initialized()) {
       const Activation act = activation_;
-      kernels::Sgemm(
-          dims_.batch * dims_.in_h * dims_.in_w, dims_.out_c, dims_.in_c,
-          context->input(0).data<float>(), dims_.in_c, packed_filter_, bias,
-          output, dims_.out_c, context->thread_pool(),
-          [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
-            ActivateBlock(act, slope, (c - output) % ldc, c, rows, cols, ldc);
-          });
+      auto activate = [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+        ActivateBlock(act, slope, (c - output) % ldc, c, rows, cols, ldc);
+      };
+      const kernels::SgemmEpilogue epilogue(activate);
+      const bool fused = act.type != ActivationType::kNoop;
+      const float *input = context->input(0).data<float>();
+      float *scratch = context->scratch<float>();
+      if (winograd_.initialized()) {
+        winograd_.Run(input, bias, output, scratch, context->thread_pool(),
+                      fused ? &epilogue : nullptr);
+      } else {
+        im2col_.Run(input, bias, output, scratch, context->thread_pool(),
+                    fused ? &epilogue : nullptr);
+      }
       return MaceStatus::MACE_SUCCESS;
     }
     GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
@@ -104,30 +117,70 @@ class Conv2dOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
-  // 1x1 kernel, one group, and output pixel (h, w) reading input pixel
-  // (h, w) only: stride 1 and no padding.
-  bool IsPointwise() const {
-    return dims_.kernel_h == 1 && dims_.kernel_w == 1 && dims_.groups == 1 &&
-           IsIdentity(rows_, dims_.in_h, dims_.out_h) &&
-           IsIdentity(cols_, dims_.in_w, dims_.out_w);
+  // Packs a constant filter for Winograd or im2col and requests their
+  // scratch; leaves both empty (reference path) for a fed filter.
+  MaceStatus PrepareKernel(OpContext *context, int winograd) {
+    winograd_ = kernels::WinogradConv();
+    im2col_ = kernels::Im2colConv();
+    const Tensor &filter = context->input(1);
+    if (!filter.is_constant() || !filter.has_data()) {
+      return MaceStatus::MACE_SUCCESS;
+    }
+    kernels::ConvGeometry geometry;
+    MACE_RETURN_IF_ERROR(ReadGeometry(*context, &geometry));
+    const int threads = context->thread_pool() != nullptr
+                            ? context->thread_pool()->num_threads()
+                            : 1;
+    const kernels::SgemmIsa isa = kernels::SelectedSgemmIsa();
+    const int tile = winograd < 0 ? kernels::ChooseWinogradTile(geometry, isa)
+                     : kernels::WinogradApplies(geometry) ? winograd
+                                                          : 0;
+    if (tile > 0) {
+      winograd_.Init(geometry, tile, filter.data<float>(), isa, threads);
+      context->RequestScratch(winograd_.ScratchBytes());
+    } else {
+      im2col_.Init(geometry, filter.data<float>(), isa, threads);
+      context->RequestScratch(im2col_.ScratchBytes());
+    }
+    return MaceStatus::MACE_SUCCESS;
   }
 
-  static bool IsIdentity(const AxisTaps &taps, int64_t in, int64_t out) {
-    if (in != out || static_cast<int64_t>(taps.begin.size()) != out + 1 ||
-        static_cast<int64_t>(taps.input.size()) != out) {
-      return false;
-    }
-    for (int64_t o = 0; o < out; ++o) {
-      if (taps.begin[o] != o || taps.input[o] != o) return false;
-    }
-    return true;
+  // dims_ plus the window arguments, as the fast kernels take them.
+  MaceStatus ReadGeometry(const OpContext &context,
+                          kernels::ConvGeometry *g) const {
+    Window2D window;
+    MACE_RETURN_IF_ERROR(ParseWindow2D(context, &window));
+    int64_t out_h = 0, out_w = 0;
+    Pads2D pads;
+    MACE_RETURN_IF_ERROR(ComputeWindowOutput(
+        context, window, dims_.in_h, dims_.in_w, dims_.kernel_h, dims_.kernel_w,
+        &out_h, &out_w, &pads));
+    g->batch = dims_.batch;
+    g->in_h = dims_.in_h;
+    g->in_w = dims_.in_w;
+    g->in_c = dims_.in_c;
+    g->out_h = dims_.out_h;
+    g->out_w = dims_.out_w;
+    g->out_c = dims_.out_c;
+    g->kernel_h = dims_.kernel_h;
+    g->kernel_w = dims_.kernel_w;
+    g->stride_h = window.stride_h;
+    g->stride_w = window.stride_w;
+    g->dilation_h = window.dilation_h;
+    g->dilation_w = window.dilation_w;
+    g->pad_top = pads.top;
+    g->pad_left = pads.left;
+    g->groups = dims_.groups;
+    return MaceStatus::MACE_SUCCESS;
   }
 
   Activation activation_;
   ConvDims dims_;
   AxisTaps rows_;
   AxisTaps cols_;
-  kernels::PackedMatrixB packed_filter_;  // empty: reference path
+  // At most one initialised; none: reference path.
+  kernels::WinogradConv winograd_;
+  kernels::Im2colConv im2col_;
 };
 
 }  // namespace

@@ -30,6 +30,7 @@ struct ConvSpec {
   float max_limit = 6.0f;
   float coefficient = 0.0f;
   bool fed_weights = false;  // filter and bias as graph inputs fed at Run
+  int winograd = -1;         // the `winograd` arg; -1: not given
 };
 
 double RefActivate(const ConvSpec &s, double v) {
@@ -106,6 +107,7 @@ void AddArgs(const ConvSpec &s, OpTester *t) {
   if (s.padding != 0) t->Arg("padding", s.padding);
   if (!s.pads.empty()) t->ArgInts("padding_values", s.pads);
   if (s.group != 1) t->Arg("group", s.group);
+  if (s.winograd != -1) t->Arg("winograd", s.winograd);
   if (!s.activation.empty()) {
     t->ArgString("activation", s.activation);
     t->ArgFloat("max_limit", s.max_limit);
@@ -119,8 +121,11 @@ double SumTolerance(const ConvSpec &s, double per_term) {
   return per_term * std::sqrt(static_cast<double>(terms));
 }
 
+// per_term: the float32 error allowed per summed product (Winograd F(6,3)
+// needs more: its transforms amplify rounding, see mace/kernels/winograd.h).
 void CheckConv(const ConvSpec &s, int threads = 1,
-               WeightStorage storage = WeightStorage::kFloat32) {
+               WeightStorage storage = WeightStorage::kFloat32,
+               double per_term = 1e-5) {
   const std::vector<int64_t> w_shape = {s.out_c, s.kernel_h, s.kernel_w,
                                         s.input[3] / s.group};
   const auto x = RandomFloats(Product(s.input), -1, 1, 21);
@@ -145,8 +150,8 @@ void CheckConv(const ConvSpec &s, int threads = 1,
   EXPECT_EQ(t.output(0).shape, shape);
   // fp16 weights carry a relative error of up to 2^-11 each.
   const bool fp32 = storage == WeightStorage::kFloat32;
-  EXPECT_TRUE(AllClose(t.output(0).floats, expected, fp32 ? 1e-5 : 1e-3,
-                       SumTolerance(s, fp32 ? 1e-5 : 1e-3)));
+  EXPECT_TRUE(AllClose(t.output(0).floats, expected, fp32 ? per_term : 1e-3,
+                       SumTolerance(s, fp32 ? per_term : 1e-3)));
 }
 
 // Runs a spec expected to fail at init and returns the message.
@@ -364,6 +369,48 @@ TEST(Conv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
   }
 }
 
+TEST(Conv2dTest, WinogradArgumentForcesEachTileAndMatchesReference) {
+  for (int winograd : {-1, 0, 2, 4, 6}) {
+    for (int threads : {1, 2}) {
+      ConvSpec s = Spec({2, 11, 9, 17}, 20, 3, 3);
+      s.padding = 1;
+      s.winograd = winograd;
+      s.activation = "RELUX";
+      CheckConv(s, threads, WeightStorage::kFloat32,
+                winograd == 6 ? 5e-5 : 1e-5);
+      s = Spec({1, 14, 15, 32}, 5, 3, 3);  // VALID, partial edge tiles
+      s.winograd = winograd;
+      CheckConv(s, threads, WeightStorage::kFloat32,
+                winograd == 6 ? 5e-5 : 1e-5);
+    }
+  }
+}
+
+TEST(Conv2dTest, WinogradArgumentOnOtherWindowsRunsIm2col) {
+  ConvSpec s = Spec({1, 9, 8, 16}, 16, 3, 3);
+  s.strides = {2, 2};
+  s.padding = 1;
+  s.winograd = 4;
+  CheckConv(s);
+  s = Spec({1, 9, 8, 16}, 16, 5, 5);
+  s.padding = 1;
+  s.winograd = 2;
+  CheckConv(s);
+  s = Spec({1, 9, 8, 16}, 16, 3, 3);
+  s.group = 2;
+  s.winograd = 6;
+  CheckConv(s);
+}
+
+TEST(Conv2dTest, WinogradArgumentOutsideTheTilesIsAnError) {
+  for (int winograd : {-2, 1, 3, 8}) {
+    ConvSpec s = Spec({1, 6, 6, 4}, 4, 3, 3);
+    s.winograd = winograd;
+    const std::string message = ConvError(s, {4, 3, 3, 4});
+    EXPECT_NE(message.find("winograd"), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace mace
@@ -371,6 +418,42 @@ TEST(Conv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
 namespace mace {
 namespace test {
 namespace {
+
+// Winograd and im2col apply a fused PRELU in their epilogues, per output
+// row of a tile or per GEMM block: each value must get its channel's slope.
+TEST(Conv2dTest, FusedPReluOnWinogradAndIm2colMatchesReference) {
+  ConvSpec s = Spec({1, 9, 7, 19}, 37, 3, 3);
+  s.padding = 1;
+  const std::vector<int64_t> w_shape = {s.out_c, 3, 3, s.input[3]};
+  const auto x = RandomFloats(Product(s.input), -1, 1, 71);
+  const auto w = RandomFloats(Product(w_shape), -1, 1, 72);
+  const auto b = RandomFloats(s.out_c, -0.5f, 0.5f, 73);
+  const auto slope = RandomFloats(s.out_c, 0.0f, 0.5f, 74);
+  std::vector<int64_t> shape;
+  std::vector<double> expected = RefConv(s, x, w, b, &shape);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i] < 0) expected[i] *= slope[i % s.out_c];
+  }
+  for (int winograd : {0, 2, 4, 6}) {
+    for (int threads : {1, 2}) {
+      OpTester t("Conv2D", "conv");
+      t.Input("x", s.input, x)
+          .Constant("w", w_shape, w)
+          .Constant("b", {s.out_c}, b)
+          .Constant("slope", {s.out_c}, slope)
+          .Output("y")
+          .ArgString("activation", "PRELU")
+          .Arg("padding", 1)
+          .Arg("winograd", winograd)
+          .Threads(threads);
+      ASSERT_EQ(t.Run(), MaceStatus::MACE_SUCCESS);
+      EXPECT_EQ(t.output(0).shape, shape);
+      EXPECT_TRUE(
+          AllClose(t.output(0).floats, expected, 1e-4, SumTolerance(s, 5e-5)))
+          << "winograd " << winograd << " threads " << threads;
+    }
+  }
+}
 
 // A 1x1 convolution runs on the packed SGEMM, whose epilogue sees the
 // output in column blocks: a fused PRELU must pick each block's slopes.

@@ -1,0 +1,125 @@
+// Conv2D benchmarks on the convolution shapes of ResNet-50, MobileNet v1
+// and Inception v3, named as MACE names them
+// (MACE_BM_CONV_2D_1_64_56_56_K3x3S1D1_SAME_64_float_CPU: batch, input
+// channels, height, width, kernel, stride, dilation, padding, output
+// channels). The plain name runs the kernel the engine chooses; suffixes
+// force one: /im2col (winograd 0), /winograd2, /winograd4, /winograd6, and
+// /reference (filter and bias fed at run time: the reference tap loop,
+// what every non-1x1 convolution ran before the im2col and Winograd
+// kernels). Registered at start-up; op_benchmark.cc has the main.
+
+#include <string>
+#include <vector>
+
+#include "benchmarks/ops/bench_util.h"
+
+namespace mace {
+namespace {
+
+struct ConvShape {
+  int64_t n, c, h, w, kh, kw, stride, dilation;
+  bool same;  // SAME padding, else VALID
+  int64_t out_c;
+};
+
+// Kernel variants: the `winograd` arg (-1 automatic) or the reference.
+struct Variant {
+  const char *suffix;
+  int winograd;
+  bool reference;
+};
+
+int64_t OutSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                bool same) {
+  if (same) return (in + stride - 1) / stride;
+  return (in - (kernel - 1) * dilation - 1) / stride + 1;
+}
+
+void BenchConv(benchmark::State &state, const ConvShape &s, const Variant &v) {
+  ModelBuilder builder("bm");
+  builder.AddInput("x", {s.n, s.h, s.w, s.c});
+  const std::vector<int64_t> w_shape = {s.out_c, s.kh, s.kw, s.c};
+  bench::BenchInputs inputs = {{"x", {s.n, s.h, s.w, s.c}}};
+  if (v.reference) {
+    builder.AddInput("w", w_shape);
+    builder.AddInput("b", {s.out_c});
+    inputs.push_back({"w", w_shape});
+    inputs.push_back({"b", {s.out_c}});
+  } else {
+    builder.AddFloatTensor("w", w_shape,
+                           bench::RandomVector(bench::Count(w_shape)));
+    builder.AddFloatTensor("b", {s.out_c}, bench::RandomVector(s.out_c));
+  }
+  OperatorDef *op = builder.AddOp("Conv2D", "conv", {"x", "w", "b"}, {"y"});
+  ModelBuilder::AddIntsArg(op, "strides", {s.stride, s.stride});
+  ModelBuilder::AddIntsArg(op, "dilations", {s.dilation, s.dilation});
+  if (s.same) ModelBuilder::AddIntArg(op, "padding", 1);
+  ModelBuilder::AddIntArg(op, "winograd", v.winograd);
+  const int64_t out_h = OutSize(s.h, s.kh, s.stride, s.dilation, s.same);
+  const int64_t out_w = OutSize(s.w, s.kw, s.stride, s.dilation, s.same);
+  builder.AddOutput("y", {s.n, out_h, out_w, s.out_c});
+  bench::RunModel(state, builder, inputs,
+                  s.n * out_h * out_w * s.out_c * s.kh * s.kw * s.c);
+}
+
+std::string Name(const ConvShape &s) {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  return "MACE_BM_CONV_2D_" + str(s.n) + "_" + str(s.c) + "_" + str(s.h) + "_" +
+         str(s.w) + "_K" + str(s.kh) + "x" + str(s.kw) + "S" + str(s.stride) +
+         "D" + str(s.dilation) + (s.same ? "_SAME_" : "_VALID_") +
+         str(s.out_c) + "_float_CPU";
+}
+
+void Register(const ConvShape &s, const std::vector<Variant> &variants) {
+  for (const Variant &v : variants) {
+    const std::string name = Name(s) + v.suffix;
+    benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
+        name.c_str(), [s, v](benchmark::State &st) { BenchConv(st, s, v); });
+    b->Unit(benchmark::kMicrosecond);
+    // The main thread's CPU time misses the pool's workers.
+    if (bench::ThreadsFromEnvironment() > 1) b->UseRealTime();
+  }
+}
+
+bool RegisterConvBenchmarks() {
+  const Variant kAuto{"", -1, false};
+  const Variant kIm2col{"/im2col", 0, false};
+  const Variant kReference{"/reference", 0, true};
+  const std::vector<Variant> kWindow = {kAuto, kIm2col, kReference};
+  const std::vector<Variant> kWinograd = {kAuto,
+                                          kIm2col,
+                                          {"/winograd2", 2, false},
+                                          {"/winograd4", 4, false},
+                                          {"/winograd6", 6, false},
+                                          kReference};
+  // ResNet-50: stem, 3x3 of each stage (stride 1 and the stride-2 first
+  // block), 1x1 bottleneck projections.
+  Register({1, 3, 224, 224, 7, 7, 2, 1, true, 64}, kWindow);
+  Register({1, 64, 56, 56, 3, 3, 1, 1, true, 64}, kWinograd);
+  Register({1, 128, 28, 28, 3, 3, 1, 1, true, 128}, kWinograd);
+  Register({1, 256, 14, 14, 3, 3, 1, 1, true, 256}, kWinograd);
+  Register({1, 512, 7, 7, 3, 3, 1, 1, true, 512}, kWinograd);
+  Register({1, 128, 56, 56, 3, 3, 2, 1, true, 128}, kWindow);
+  Register({1, 64, 56, 56, 1, 1, 1, 1, false, 256}, {kAuto});
+  Register({1, 256, 56, 56, 1, 1, 2, 1, false, 512}, kWindow);
+  Register({1, 1024, 14, 14, 1, 1, 1, 1, false, 256}, {kAuto});
+  // MobileNet v1: the stride-2 stem and pointwise layers.
+  Register({1, 3, 224, 224, 3, 3, 2, 1, true, 32}, kWindow);
+  Register({1, 32, 112, 112, 1, 1, 1, 1, false, 64}, {kAuto});
+  Register({1, 512, 14, 14, 1, 1, 1, 1, false, 512}, {kAuto});
+  // Inception v3: VALID stem, 3x3 on 80 channels, 5x5, 1x7 / 7x1.
+  Register({1, 3, 299, 299, 3, 3, 2, 1, false, 32}, kWindow);
+  Register({1, 32, 149, 149, 3, 3, 1, 1, false, 32}, kWinograd);
+  Register({1, 80, 73, 73, 3, 3, 1, 1, false, 192}, kWinograd);
+  Register({1, 48, 35, 35, 5, 5, 1, 1, true, 64}, kWindow);
+  Register({1, 128, 17, 17, 1, 7, 1, 1, true, 128}, kWindow);
+  Register({1, 128, 17, 17, 7, 1, 1, 1, true, 192}, kWindow);
+  // DeepLab-style dilated 3x3.
+  Register({1, 256, 33, 33, 3, 3, 1, 2, true, 256}, kWindow);
+  return true;
+}
+
+const bool kConvBenchmarksRegistered = RegisterConvBenchmarks();
+
+}  // namespace
+}  // namespace mace

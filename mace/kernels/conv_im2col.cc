@@ -1,0 +1,140 @@
+#include "mace/kernels/conv_im2col.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "mace/kernels/conv_tasks.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+// An im2col tile of about this many bytes stays in L2 next to the filter
+// panel being multiplied; but never fewer rows than kMinTileRows, as each
+// tile streams the whole packed filter once (16 rows ran ResNet-50's
+// 3x3x512 on 7x7 at 31 GMACPS, 64 rows at 40 on AVX-512).
+constexpr int64_t kTileBytes = 128 * 1024;
+constexpr int64_t kMinTileRows = 64;
+constexpr int64_t kMaxTileRows = 512;
+
+}  // namespace
+
+int64_t Im2colTileRows(int64_t k, int64_t mr) {
+  int64_t rows = kTileBytes / (std::max<int64_t>(k, 1) *
+                               static_cast<int64_t>(sizeof(float)));
+  rows = std::clamp(rows, kMinTileRows, kMaxTileRows);
+  return std::max<int64_t>(mr, rows / mr * mr);
+}
+
+void Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
+                      SgemmIsa isa, int threads) {
+  geo_ = geometry;
+  const int64_t in_per_group = geo_.in_c / geo_.groups;
+  const int64_t out_per_group = geo_.out_c / geo_.groups;
+  k_ = geo_.kernel_h * geo_.kernel_w * in_per_group;
+  packed_.assign(geo_.groups, PackedMatrixB());
+  for (int64_t g = 0; g < geo_.groups; ++g) {
+    // Group g's filter rows are contiguous: out_per_group rows of k_.
+    PackB(filter + g * out_per_group * k_, k_, out_per_group, true, isa,
+          &packed_[g]);
+  }
+  tile_rows_ = Im2colTileRows(k_, SgemmTileRows(packed_[0].isa));
+  slots_ = std::max(1, threads);
+}
+
+bool Im2colConv::ReadsInputInPlace() const {
+  return geo_.kernel_h == 1 && geo_.kernel_w == 1 && geo_.stride_h == 1 &&
+         geo_.stride_w == 1 && geo_.pad_top == 0 && geo_.pad_left == 0 &&
+         geo_.out_h == geo_.in_h && geo_.out_w == geo_.in_w;
+}
+
+int64_t Im2colConv::ScratchBytes() const {
+  if (ReadsInputInPlace()) return 0;
+  return static_cast<int64_t>(slots_) * tile_rows_ * k_ *
+         static_cast<int64_t>(sizeof(float));
+}
+
+void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
+                            int64_t rows, float *a) const {
+  const ConvGeometry &g = geo_;
+  const int64_t in_per_group = g.in_c / g.groups;
+  const int64_t pixels_per_image = g.out_h * g.out_w;
+  const size_t run_bytes = in_per_group * sizeof(float);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t pixel = pixel0 + r;
+    const int64_t n = pixel / pixels_per_image;
+    const int64_t oh = pixel % pixels_per_image / g.out_w;
+    const int64_t ow = pixel % g.out_w;
+    const float *image =
+        input + n * g.in_h * g.in_w * g.in_c + group * in_per_group;
+    float *dst = a + r * k_;
+    for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+      const int64_t ih = oh * g.stride_h - g.pad_top + kh * g.dilation_h;
+      if (ih < 0 || ih >= g.in_h) {
+        std::memset(dst, 0, g.kernel_w * run_bytes);
+        dst += g.kernel_w * in_per_group;
+        continue;
+      }
+      const float *row = image + ih * g.in_w * g.in_c;
+      for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+        const int64_t iw = ow * g.stride_w - g.pad_left + kw * g.dilation_w;
+        if (iw < 0 || iw >= g.in_w) {
+          std::memset(dst, 0, run_bytes);
+        } else {
+          std::memcpy(dst, row + iw * g.in_c, run_bytes);
+        }
+        dst += in_per_group;
+      }
+    }
+  }
+}
+
+void Im2colConv::Run(const float *input, const float *bias, float *output,
+                     float *scratch, ThreadPool *pool,
+                     const SgemmEpilogue *epilogue) const {
+  const int64_t out_per_group = geo_.out_c / geo_.groups;
+  const int64_t in_per_group = geo_.in_c / geo_.groups;
+  const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;
+  const int64_t pixel_tiles = (pixels + tile_rows_ - 1) / tile_rows_;
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  const int slots = std::min(threads, slots_);
+  const int64_t col_block = ColumnBlockWidth(out_per_group, packed_[0].nr,
+                                             pixel_tiles * geo_.groups, slots);
+  const int64_t col_blocks = (out_per_group + col_block - 1) / col_block;
+  const int64_t tasks = geo_.groups * pixel_tiles * col_blocks;
+  const bool in_place = ReadsInputInPlace();
+
+  ForEachSlotRange(
+      pool, slots, tasks, [&](int slot, int64_t begin, int64_t end) {
+        float *a_tile = in_place ? nullptr : scratch + slot * tile_rows_ * k_;
+        int64_t gathered = -1;  // (group, tile) whose rows a_tile holds
+        for (int64_t task = begin; task < end; ++task) {
+          const int64_t group_tile = task / col_blocks;
+          const int64_t group = group_tile / pixel_tiles;
+          const int64_t pixel0 = group_tile % pixel_tiles * tile_rows_;
+          const int64_t rows = std::min(tile_rows_, pixels - pixel0);
+          const int64_t col0 = task % col_blocks * col_block;
+          const float *a;
+          int64_t lda;
+          if (in_place) {
+            a = input + pixel0 * geo_.in_c + group * in_per_group;
+            lda = geo_.in_c;
+          } else {
+            if (gathered != group_tile) {
+              GatherRows(input, group, pixel0, rows, a_tile);
+              gathered = group_tile;
+            }
+            a = a_tile;
+            lda = k_;
+          }
+          SgemmColumns(rows, col0, std::min(col0 + col_block, out_per_group),
+                       k_, a, lda, packed_[group],
+                       bias != nullptr ? bias + group * out_per_group : nullptr,
+                       output + pixel0 * geo_.out_c + group * out_per_group,
+                       geo_.out_c, epilogue);
+        }
+      });
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,76 @@
+// Convolution as GEMM over im2col tiles: NHWC input, OHWI filter packed
+// once for the packed SGEMM (mace/kernels/sgemm.h), any kernel size,
+// stride, dilation, padding and group count.
+//
+// Output pixels are cut into tiles of `tile_rows`; for each tile and group
+// the rows of the im2col matrix (one row per output pixel: the Kh x Kw x
+// Cin/group inputs it reads, in the filter's (kh, kw, ic) order, zero where
+// the window leaves the input) are gathered into a per-thread scratch tile
+// and multiplied by that group's packed [K, Cout/group] filter. The tile is
+// sized to stay in L2, so scratch is threads x tile_rows x K floats however
+// large the image. A 1x1, stride-1, unpadded convolution reads the input in
+// place (no scratch).
+
+#ifndef MACE_KERNELS_CONV_IM2COL_H_
+#define MACE_KERNELS_CONV_IM2COL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/core/thread_pool.h"
+#include "mace/kernels/sgemm.h"
+
+namespace mace {
+namespace kernels {
+
+// Sizes of one NHWC convolution with an OHWI filter
+// [out_c, kernel_h, kernel_w, in_c / groups].
+struct ConvGeometry {
+  int64_t batch = 1, in_h = 1, in_w = 1, in_c = 1;
+  int64_t out_h = 1, out_w = 1, out_c = 1;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+  int64_t groups = 1;
+};
+
+// Output pixels per im2col tile for GEMM depth k (kernel_h * kernel_w *
+// in_c / groups) and micro-kernel rows mr: also the number of rows that
+// share one pass over the packed filter, which the Winograd cost model
+// compares against.
+int64_t Im2colTileRows(int64_t k, int64_t mr);
+
+class Im2colConv {
+ public:
+  // Packs `filter` (OHWI) for `isa` and sizes the tiles for `threads`
+  // threads (the pool's size at Run; more threads than that share slots).
+  void Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
+            int threads);
+
+  // Scratch Run needs (0 when the input is read in place).
+  int64_t ScratchBytes() const;
+
+  // output[N, out_h, out_w, out_c] = conv(input) + bias (bias null: none);
+  // epilogue (may be null) sees each finished block of the output
+  // (rows = pixels, ldc = out_c), with c pointing into `output`.
+  void Run(const float *input, const float *bias, float *output, float *scratch,
+           ThreadPool *pool, const SgemmEpilogue *epilogue) const;
+
+  bool initialized() const { return !packed_.empty(); }
+
+ private:
+  void GatherRows(const float *input, int64_t group, int64_t pixel0,
+                  int64_t rows, float *a) const;
+  bool ReadsInputInPlace() const;
+
+  ConvGeometry geo_;
+  int64_t k_ = 0;          // GEMM depth: kernel_h * kernel_w * in_c / groups
+  int64_t tile_rows_ = 0;  // output pixels per im2col tile
+  int slots_ = 1;
+  std::vector<PackedMatrixB> packed_;  // one per group
+};
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_CONV_IM2COL_H_

@@ -1,0 +1,57 @@
+// Internal to the convolution kernels: how they share a Run among threads
+// when each thread needs its own scratch (an im2col tile, a block of
+// Winograd-transformed tiles).
+
+#ifndef MACE_KERNELS_CONV_TASKS_H_
+#define MACE_KERNELS_CONV_TASKS_H_
+
+#include <algorithm>
+#include <cstdint>
+
+#include "mace/core/thread_pool.h"
+
+namespace mace {
+namespace kernels {
+
+// Cuts [0, tasks) into `slots` contiguous ranges and calls
+// fn(slot, begin, end) for each non-empty one, the slots spread over the
+// pool's threads. A slot runs on one thread at a time, so it may own a
+// scratch area; contiguous ranges let a slot reuse work between
+// neighbouring tasks (the same input tile for two column blocks). The
+// result does not depend on how many threads run the slots.
+template <typename Fn>
+void ForEachSlotRange(ThreadPool *pool, int slots, int64_t tasks, Fn &&fn) {
+  slots =
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(slots, tasks)));
+  auto run_slots = [&](int64_t slot_begin, int64_t slot_end) {
+    for (int64_t s = slot_begin; s < slot_end; ++s) {
+      const int64_t begin = tasks * s / slots;
+      const int64_t end = tasks * (s + 1) / slots;
+      if (begin < end) fn(static_cast<int>(s), begin, end);
+    }
+  };
+  if (pool != nullptr && slots > 1) {
+    pool->ParallelFor(0, slots, 1, run_slots);
+  } else {
+    run_slots(0, slots);
+  }
+}
+
+// Splits n columns into blocks of a multiple of `panel` columns so that
+// `row_tasks` x blocks gives every one of `threads` threads about four
+// tasks (ForEachSlotRange's static split then idles a thread for at most
+// about a quarter of the time); one block when rows alone suffice.
+// Returns the block width.
+inline int64_t ColumnBlockWidth(int64_t n, int64_t panel, int64_t row_tasks,
+                                int threads) {
+  const int64_t panels = (n + panel - 1) / panel;
+  const int64_t wanted = 4 * static_cast<int64_t>(threads);
+  if (threads <= 1 || row_tasks >= wanted) return panels * panel;
+  const int64_t blocks = std::min(panels, (wanted + row_tasks - 1) / row_tasks);
+  return ((panels + blocks - 1) / blocks) * panel;
+}
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_CONV_TASKS_H_

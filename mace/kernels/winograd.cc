@@ -1,0 +1,239 @@
+#include "mace/kernels/winograd.h"
+
+#include <algorithm>
+
+#include "mace/kernels/conv_tasks.h"
+#include "mace/kernels/winograd_transform.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+// A block of tiles takes about this much scratch (transformed input and
+// products), so it stays in L2 while the GEMMs walk it; at least one
+// micro-kernel's rows of tiles, at most kMaxBlockTiles. 1 MiB ran 10-50%
+// faster than 512 KiB on ResNet-50's 3x3 layers (AVX-512, 2 MiB L2).
+constexpr int64_t kBlockBytes = 1024 * 1024;
+constexpr int64_t kMaxBlockTiles = 128;
+
+// Cost model, in multiply-adds of the packed SGEMM, fitted to the 3x3
+// shapes of benchmarks/ops/conv_benchmark.cc (ResNet-50 stages 64-512
+// channels, Inception v3's 32 and 80->192 channel layers; AVX-512, one
+// thread), where it picks the fastest of im2col, F(2,3), F(4,3), F(6,3)
+// on all six:
+//  - a GEMM costs its multiply-adds times (1 + kStreamCost / reuse), reuse
+//    being the rows that share one pass over the packed filter (tiles per
+//    block for Winograd, pixels per tile for im2col): large filters (F(6,3)
+//    on 512 channels is 64 MiB) are streamed from L3 once per block;
+//  - a transform costs kTransformCost per value per tile side.
+constexpr double kStreamCost = 24.0;
+constexpr double kTransformCost = 3.0;
+
+const WinogradTransforms &TransformsFor(SgemmIsa isa, int tile_m) {
+  switch (isa) {
+#if defined(__x86_64__)
+    case SgemmIsa::kAvx2:
+      return WinogradTransformsAvx2(tile_m);
+    case SgemmIsa::kAvx512:
+      return WinogradTransformsAvx512(tile_m);
+#endif
+#if defined(__aarch64__)
+    case SgemmIsa::kNeon:
+      return WinogradTransformsNeon(tile_m);
+#endif
+    default:
+      return WinogradTransformsGeneric(tile_m);
+  }
+}
+
+// U[xi][oc][ic] for xi = r * t + c: (G g G^T)[r][c] of the 3x3 filter of
+// (oc, ic), computed in double.
+template <int kM>
+void TransformFilter(const float *filter, int64_t out_c, int64_t in_c, int xi,
+                     std::vector<float> *u) {
+  using Mat = WinogradMatrices<kM>;
+  const int r = xi / Mat::kT;
+  const int c = xi % Mat::kT;
+  u->resize(out_c * in_c);
+  for (int64_t oc = 0; oc < out_c; ++oc) {
+    for (int64_t ic = 0; ic < in_c; ++ic) {
+      double sum = 0.0;
+      for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) {
+          sum += Mat::kG[r][a] * Mat::kG[c][b] *
+                 filter[((oc * 3 + a) * 3 + b) * in_c + ic];
+        }
+      }
+      (*u)[oc * in_c + ic] = static_cast<float>(sum);
+    }
+  }
+}
+
+// Tiles per block (rows of each of the block's GEMMs).
+int64_t BlockTiles(const ConvGeometry &g, int tile_m, int64_t mr,
+                   int64_t tiles) {
+  const int64_t t = tile_m + 2;
+  const int64_t tile_bytes =
+      t * t * (g.in_c + g.out_c) * static_cast<int64_t>(sizeof(float));
+  int64_t block = std::clamp(kBlockBytes / tile_bytes, mr, kMaxBlockTiles);
+  block = std::max(mr, block / mr * mr);
+  return std::min(block, tiles);
+}
+
+int64_t TileCount(const ConvGeometry &g, int tile_m) {
+  return g.batch * ((g.out_h + tile_m - 1) / tile_m) *
+         ((g.out_w + tile_m - 1) / tile_m);
+}
+
+double GemmCost(double macs, int64_t reuse) {
+  return macs * (1.0 + kStreamCost / static_cast<double>(reuse));
+}
+
+double WinogradCost(const ConvGeometry &g, int tile_m, int64_t mr) {
+  const double t = tile_m + 2;
+  const int64_t tiles = TileCount(g, tile_m);
+  const double gemm = GemmCost(tiles * t * t * g.in_c * g.out_c,
+                               BlockTiles(g, tile_m, mr, tiles));
+  return gemm + tiles * t * t * (g.in_c + g.out_c) * t * kTransformCost;
+}
+
+double Im2colCost(const ConvGeometry &g, int64_t mr) {
+  const int64_t pixels = g.batch * g.out_h * g.out_w;
+  const int64_t k = g.kernel_h * g.kernel_w * g.in_c / g.groups;
+  const int64_t reuse = std::min(Im2colTileRows(k, mr), pixels);
+  return GemmCost(static_cast<double>(pixels) * k * g.out_c, reuse);
+}
+
+}  // namespace
+
+bool WinogradApplies(const ConvGeometry &g) {
+  return g.kernel_h == 3 && g.kernel_w == 3 && g.stride_h == 1 &&
+         g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 &&
+         g.groups == 1;
+}
+
+int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
+  if (!WinogradApplies(g)) return 0;
+  const int64_t mr = SgemmTileRows(isa);
+  int best = 0;
+  double best_cost = Im2colCost(g, mr);
+  for (int tile_m : {2, 4, 6}) {
+    const double cost = WinogradCost(g, tile_m, mr);
+    if (cost < best_cost) {
+      best = tile_m;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+void WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
+                        const float *filter, SgemmIsa isa, int threads) {
+  geo_ = geometry;
+  tile_m_ = tile_m <= 2 ? 2 : tile_m <= 4 ? 4 : 6;
+  tile_t_ = tile_m_ + 2;
+  tiles_h_ = (geo_.out_h + tile_m_ - 1) / tile_m_;
+  tiles_w_ = (geo_.out_w + tile_m_ - 1) / tile_m_;
+  const int elements = tile_t_ * tile_t_;
+  packed_.assign(elements, PackedMatrixB());
+  std::vector<float> u;
+  for (int xi = 0; xi < elements; ++xi) {
+    switch (tile_m_) {
+      case 2:
+        TransformFilter<2>(filter, geo_.out_c, geo_.in_c, xi, &u);
+        break;
+      case 4:
+        TransformFilter<4>(filter, geo_.out_c, geo_.in_c, xi, &u);
+        break;
+      default:
+        TransformFilter<6>(filter, geo_.out_c, geo_.in_c, xi, &u);
+        break;
+    }
+    PackB(u.data(), geo_.in_c, geo_.out_c, true, isa, &packed_[xi]);
+  }
+  transforms_ = &TransformsFor(packed_[0].isa, tile_m_);
+  block_tiles_ =
+      BlockTiles(geo_, tile_m_, SgemmTileRows(packed_[0].isa), TileCount());
+  slots_ = std::max(1, threads);
+}
+
+int64_t WinogradConv::TileCount() const {
+  return kernels::TileCount(geo_, tile_m_);
+}
+
+int64_t WinogradConv::ScratchBytes() const {
+  return static_cast<int64_t>(slots_) * tile_t_ * tile_t_ * block_tiles_ *
+         (geo_.in_c + geo_.out_c) * static_cast<int64_t>(sizeof(float));
+}
+
+void WinogradConv::Run(const float *input, const float *bias, float *output,
+                       float *scratch, ThreadPool *pool,
+                       const SgemmEpilogue *epilogue) const {
+  const int64_t elements = tile_t_ * tile_t_;
+  const int64_t tiles = TileCount();
+  const int64_t tile_blocks = (tiles + block_tiles_ - 1) / block_tiles_;
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  const int slots = std::min(threads, slots_);
+  const int64_t col_block =
+      ColumnBlockWidth(geo_.out_c, packed_[0].nr, tile_blocks, slots);
+  const int64_t col_blocks = (geo_.out_c + col_block - 1) / col_block;
+  const int64_t slot_floats =
+      elements * block_tiles_ * (geo_.in_c + geo_.out_c);
+
+  ForEachSlotRange(
+      pool, slots, tile_blocks * col_blocks,
+      [&](int slot, int64_t begin, int64_t end) {
+        float *v = scratch + slot * slot_floats;
+        float *m = v + elements * block_tiles_ * geo_.in_c;
+        int64_t transformed = -1;  // tile block whose input v holds
+        for (int64_t task = begin; task < end; ++task) {
+          const int64_t block = task / col_blocks;
+          const int64_t col0 = task % col_blocks * col_block;
+          const int64_t col1 = std::min(col0 + col_block, geo_.out_c);
+          WinogradTileRun run;
+          run.in_h = geo_.in_h;
+          run.in_w = geo_.in_w;
+          run.in_c = geo_.in_c;
+          run.out_h = geo_.out_h;
+          run.out_w = geo_.out_w;
+          run.out_c = geo_.out_c;
+          run.tiles_h = tiles_h_;
+          run.tiles_w = tiles_w_;
+          run.pad_top = geo_.pad_top;
+          run.pad_left = geo_.pad_left;
+          run.tile_begin = block * block_tiles_;
+          run.tile_count = std::min(block_tiles_, tiles - run.tile_begin);
+          if (transformed != block) {
+            transforms_->input(run, input, v);
+            transformed = block;
+          }
+          for (int64_t xi = 0; xi < elements; ++xi) {
+            SgemmColumns(run.tile_count, col0, col1, geo_.in_c,
+                         v + xi * run.tile_count * geo_.in_c, geo_.in_c,
+                         packed_[xi], nullptr,
+                         m + xi * run.tile_count * geo_.out_c, geo_.out_c,
+                         nullptr);
+          }
+          transforms_->output(run, m, bias, col0, col1, output);
+          if (epilogue == nullptr) continue;
+          const int64_t tiles_per_image = tiles_h_ * tiles_w_;
+          for (int64_t tile = run.tile_begin;
+               tile < run.tile_begin + run.tile_count; ++tile) {
+            const int64_t n = tile / tiles_per_image;
+            const int64_t oh0 = tile % tiles_per_image / tiles_w_ * tile_m_;
+            const int64_t ow0 = tile % tiles_w_ * tile_m_;
+            const int64_t rows = std::min<int64_t>(tile_m_, geo_.out_h - oh0);
+            const int64_t cols = std::min<int64_t>(tile_m_, geo_.out_w - ow0);
+            for (int64_t r = 0; r < rows; ++r) {
+              float *pixel =
+                  output +
+                  ((n * geo_.out_h + oh0 + r) * geo_.out_w + ow0) * geo_.out_c;
+              (*epilogue)(pixel + col0, cols, col1 - col0, geo_.out_c);
+            }
+          }
+        }
+      });
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,80 @@
+// Winograd convolution F(m x m, 3 x 3), m = 2, 4 or 6, for 3x3 stride-1
+// dilation-1 ungrouped NHWC convolutions (Lavin & Gray, "Fast Algorithms
+// for Convolutional Neural Networks", 2015).
+//
+// Output tiles of m x m read (m + 2)^2 input pixels. Per block of tiles:
+// the input transform (vectorised over channels per ISA,
+// winograd_transform.h) gives (m + 2)^2 matrices [tiles, Cin]; each is
+// multiplied by the packed SGEMM with its transformed filter [Cin, Cout]
+// (transformed and packed once, at Init); the output transform turns the
+// (m + 2)^2 products back into m x m pixels and adds the bias. A 3x3
+// convolution then costs (m + 2)^2 / m^2 instead of 9 multiplies per
+// output: 4, 2.25 and 1.78 for m = 2, 4, 6, plus the transforms.
+//
+// Precision: the transforms scale values by up to 32 (F(6,3)'s output
+// matrix), so float rounding grows with m. On random data in [-1, 1]
+// (tests/unit/conv_kernels_test.cc), the largest error divided by the sum
+// of the absolute products behind that output was 1.3e-7 for F(2,3),
+// 2.0e-6 for F(4,3) and 4.6e-6 for F(6,3), against 2.0e-7 for im2col.
+
+#ifndef MACE_KERNELS_WINOGRAD_H_
+#define MACE_KERNELS_WINOGRAD_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/core/thread_pool.h"
+#include "mace/kernels/conv_im2col.h"
+#include "mace/kernels/sgemm.h"
+
+namespace mace {
+namespace kernels {
+
+struct WinogradTransforms;
+
+// Whether Winograd can compute this convolution: 3x3, stride 1,
+// dilation 1, one group.
+bool WinogradApplies(const ConvGeometry &geometry);
+
+// The output tile (2, 4 or 6) whose estimated time is the smallest and
+// below im2col's, or 0 when im2col is expected to be faster (few
+// channels) or Winograd does not apply. The estimate (winograd.cc) counts
+// the GEMMs' multiply-adds, partial edge tiles included, how often each
+// streams its packed filter, and the transforms; `isa` gives the
+// micro-kernel's rows.
+int ChooseWinogradTile(const ConvGeometry &geometry, SgemmIsa isa);
+
+class WinogradConv {
+ public:
+  // `geometry` must satisfy WinogradApplies; tile_m is 2, 4 or 6.
+  // Transforms `filter` (OHWI) and packs it for `isa`.
+  void Init(const ConvGeometry &geometry, int tile_m, const float *filter,
+            SgemmIsa isa, int threads);
+
+  int64_t ScratchBytes() const;
+
+  // As Im2colConv::Run; the epilogue sees one output row of a tile at a
+  // time.
+  void Run(const float *input, const float *bias, float *output, float *scratch,
+           ThreadPool *pool, const SgemmEpilogue *epilogue) const;
+
+  int tile_m() const { return tile_m_; }
+  bool initialized() const { return !packed_.empty(); }
+
+ private:
+  int64_t TileCount() const;
+
+  ConvGeometry geo_;
+  int tile_m_ = 0;
+  int tile_t_ = 0;  // tile_m_ + 2
+  int64_t tiles_h_ = 0, tiles_w_ = 0;
+  int64_t block_tiles_ = 0;  // tiles per task
+  int slots_ = 1;
+  const WinogradTransforms *transforms_ = nullptr;
+  std::vector<PackedMatrixB> packed_;  // per transform element: [Cin, Cout]
+};
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_WINOGRAD_H_

@@ -1,0 +1,19 @@
+// Winograd transforms built with -mavx2 -mfma (run only on CPUs with both):
+// each loop over 16 channel lanes becomes 2 ymm operations.
+
+#include "mace/kernels/winograd_transform.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+struct Avx2Tag {};
+
+}  // namespace
+
+const WinogradTransforms &WinogradTransformsAvx2(int tile_m) {
+  return WinogradTransformsFor<Avx2Tag>(tile_m);
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,19 @@
+// Winograd transforms built for the baseline target (SSE2 on x86-64): the
+// loops over 16 channel lanes of winograd_transform.h become 4-wide ops.
+
+#include "mace/kernels/winograd_transform.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+struct GenericTag {};
+
+}  // namespace
+
+const WinogradTransforms &WinogradTransformsGeneric(int tile_m) {
+  return WinogradTransformsFor<GenericTag>(tile_m);
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,23 @@
+// Winograd transforms for AArch64 NEON: winograd_transform.h's loops over
+// 16 channel lanes become 4 q-register operations each. Empty elsewhere.
+
+#if defined(__aarch64__)
+
+#include "mace/kernels/winograd_transform.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+struct NeonTag {};
+
+}  // namespace
+
+const WinogradTransforms &WinogradTransformsNeon(int tile_m) {
+  return WinogradTransformsFor<NeonTag>(tile_m);
+}
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // defined(__aarch64__)

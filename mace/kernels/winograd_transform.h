@@ -1,0 +1,335 @@
+// Internal to mace/kernels: the Winograd F(m x m, 3 x 3) transforms
+// (Lavin & Gray 2015) shared by winograd.cc and the per-ISA files.
+//
+// The matrices come from the interpolation points 0, +-1, +-2, +-1/2 and
+// infinity (wincnn's choice, which keeps F(6,3)'s error smallest among
+// small rational points). The transforms are written once, over blocks of
+// kWinogradLanes contiguous channels (NHWC keeps a pixel's channels
+// together) held in one GCC vector, which each per-ISA file compiles with
+// its own vector flags (winograd_avx2.cc with -mavx2, ...); the matrix
+// coefficients are template constants, unrolled so that zero terms vanish.
+
+#ifndef MACE_KERNELS_WINOGRAD_TRANSFORM_H_
+#define MACE_KERNELS_WINOGRAD_TRANSFORM_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+namespace mace {
+namespace kernels {
+
+// Transform matrices of F(kM, 3): input tile kT = kM + 2.
+//   V = Bt d Bt^T (input tile d, kT x kT),  U = G g G^T (filter g, 3 x 3),
+//   y = At (U .* V) At^T (output tile, kM x kM).
+template <int kM>
+struct WinogradMatrices;
+
+template <>
+struct WinogradMatrices<2> {
+  static constexpr int kT = 4;
+  static constexpr double kBt[4][4] = {
+      {1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  static constexpr double kG[4][3] = {
+      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static constexpr double kAt[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+};
+
+template <>
+struct WinogradMatrices<4> {
+  static constexpr int kT = 6;
+  static constexpr double kBt[6][6] = {
+      {4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+      {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  static constexpr double kG[6][3] = {{1.0 / 4, 0, 0},
+                                      {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                      {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                      {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                      {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                      {0, 0, 1}};
+  static constexpr double kAt[4][6] = {{1, 1, 1, 1, 1, 0},
+                                       {0, 1, -1, 2, -2, 0},
+                                       {0, 1, 1, 4, 4, 0},
+                                       {0, 1, -1, 8, -8, 1}};
+};
+
+template <>
+struct WinogradMatrices<6> {
+  static constexpr int kT = 8;
+  static constexpr double kBt[8][8] = {
+      {1, 0, -21.0 / 4, 0, 21.0 / 4, 0, -1, 0},
+      {0, 1, 1, -17.0 / 4, -17.0 / 4, 1, 1, 0},
+      {0, -1, 1, 17.0 / 4, -17.0 / 4, -1, 1, 0},
+      {0, 0.5, 0.25, -2.5, -1.25, 2, 1, 0},
+      {0, -0.5, 0.25, 2.5, -1.25, -2, 1, 0},
+      {0, 2, 4, -2.5, -5, 0.5, 1, 0},
+      {0, -2, 4, 2.5, -5, -0.5, 1, 0},
+      {0, -1, 0, 21.0 / 4, 0, -21.0 / 4, 0, 1}};
+  static constexpr double kG[8][3] = {{1, 0, 0},
+                                      {-2.0 / 9, -2.0 / 9, -2.0 / 9},
+                                      {-2.0 / 9, 2.0 / 9, -2.0 / 9},
+                                      {1.0 / 90, 1.0 / 45, 2.0 / 45},
+                                      {1.0 / 90, -1.0 / 45, 2.0 / 45},
+                                      {32.0 / 45, 16.0 / 45, 8.0 / 45},
+                                      {32.0 / 45, -16.0 / 45, 8.0 / 45},
+                                      {0, 0, 1}};
+  static constexpr double kAt[6][8] = {
+      {1, 1, 1, 1, 1, 1, 1, 0},
+      {0, 1, -1, 2, -2, 0.5, -0.5, 0},
+      {0, 1, 1, 4, 4, 0.25, 0.25, 0},
+      {0, 1, -1, 8, -8, 0.125, -0.125, 0},
+      {0, 1, 1, 16, 16, 1.0 / 16, 1.0 / 16, 0},
+      {0, 1, -1, 32, -32, 1.0 / 32, -1.0 / 32, 1}};
+};
+
+// A run of consecutive tiles of one convolution (3x3, stride 1, dilation
+// 1, one group): tiles are numbered over [batch, tiles_h, tiles_w], tile
+// (th, tw) producing output rows th * m .. + m - 1 from input rows
+// th * m - pad_top .. + m + 1 (likewise for columns).
+struct WinogradTileRun {
+  int64_t in_h, in_w, in_c, out_h, out_w, out_c;
+  int64_t tiles_h, tiles_w, pad_top, pad_left;
+  int64_t tile_begin, tile_count;
+};
+
+// Input transform of a tile run: v[xi][i][c] for transform element xi
+// (kT * kT of them), tile i of the run, input channel c (row stride in_c).
+using WinogradInputFn = void (*)(const WinogradTileRun &run, const float *input,
+                                 float *v);
+// Output transform of a tile run, channels [oc_begin, oc_end): reads
+// m[xi][i][oc] (row stride out_c), adds bias (null: none) and writes the
+// tiles' in-bounds pixels of output [N, out_h, out_w, out_c].
+using WinogradOutputFn = void (*)(const WinogradTileRun &run, const float *m,
+                                  const float *bias, int64_t oc_begin,
+                                  int64_t oc_end, float *output);
+
+struct WinogradTransforms {
+  WinogradInputFn input;
+  WinogradOutputFn output;
+};
+
+// Per-ISA tables, tile_m 2, 4 or 6 (defined by the files the build has).
+const WinogradTransforms &WinogradTransformsGeneric(int tile_m);
+const WinogradTransforms &WinogradTransformsAvx2(int tile_m);
+const WinogradTransforms &WinogradTransformsAvx512(int tile_m);
+const WinogradTransforms &WinogradTransformsNeon(int tile_m);
+
+// Everything below is internal to each including file (an unnamed
+// namespace in a header on purpose): every per-ISA file compiles its own
+// copy with its own flags, and the linker must never merge them.
+namespace {
+
+constexpr int kWinogradLanes = 16;
+
+// kWinogradLanes floats as one GCC vector: each file's flags lower its
+// arithmetic to 4 SSE / NEON operations, 2 AVX or 1 AVX-512 operation.
+// Only ever used inside always-inline code, never passed between calls.
+typedef float WinogradVec
+    __attribute__((vector_size(kWinogradLanes * sizeof(float))));
+
+inline __attribute__((always_inline)) void LoadLanes(const float *p,
+                                                     WinogradVec *v) {
+  std::memcpy(v, p, sizeof(*v));
+}
+
+inline __attribute__((always_inline)) void StoreLanes(float *p,
+                                                      const WinogradVec &v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+
+// Calls f(std::integral_constant<int, i>) for i = 0 .. kCount - 1.
+template <typename F, int... kI>
+inline __attribute__((always_inline)) void WinogradForEachImpl(
+    F &&f, std::integer_sequence<int, kI...>) {
+  (f(std::integral_constant<int, kI>{}), ...);
+}
+template <int kCount, typename F>
+inline __attribute__((always_inline)) void WinogradForEach(F &&f) {
+  WinogradForEachImpl(f, std::make_integer_sequence<int, kCount>{});
+}
+
+// sum_k Coef::At(kRow, k) * in[k * stride]: the coefficients are constants
+// of the template, so zero terms vanish and +-1 terms need no multiply.
+template <typename Coef, int kRow, int kK>
+inline __attribute__((always_inline)) void WinogradDot(const WinogradVec *in,
+                                                       int stride,
+                                                       WinogradVec *out) {
+  WinogradVec acc = {};
+  WinogradForEach<kK>([&](auto k) {
+    constexpr double kC = Coef::At(kRow, decltype(k)::value);
+    if constexpr (kC == 1.0) {
+      acc += in[decltype(k)::value * stride];
+    } else if constexpr (kC == -1.0) {
+      acc -= in[decltype(k)::value * stride];
+    } else if constexpr (kC != 0.0) {
+      acc += static_cast<float>(kC) * in[decltype(k)::value * stride];
+    }
+  });
+  *out = acc;
+}
+
+// out = C in C^T for kT x kT `in` (row-major) and a kRows x kT matrix C,
+// giving kRows x kRows values.
+template <typename Coef, int kRows, int kT>
+inline __attribute__((always_inline)) void WinogradSandwich(
+    const WinogradVec *in, WinogradVec *out) {
+  WinogradVec tmp[kRows * kT];
+  WinogradForEach<kRows>([&](auto i) {
+    WinogradForEach<kT>([&](auto j) {
+      WinogradDot<Coef, decltype(i)::value, kT>(
+          in + decltype(j)::value, kT, &tmp[decltype(i)::value * kT + j]);
+    });
+  });
+  WinogradForEach<kRows>([&](auto i) {
+    WinogradForEach<kRows>([&](auto j) {
+      WinogradDot<Coef, decltype(j)::value, kT>(
+          tmp + decltype(i)::value * kT, 1,
+          &out[decltype(i)::value * kRows + j]);
+    });
+  });
+}
+
+template <int kM>
+struct WinogradBt {
+  static constexpr double At(int i, int k) {
+    return WinogradMatrices<kM>::kBt[i][k];
+  }
+};
+template <int kM>
+struct WinogradAt {
+  static constexpr double At(int i, int k) {
+    return WinogradMatrices<kM>::kAt[i][k];
+  }
+};
+
+template <typename IsaTag, int kM>
+void WinogradInputTransform(const WinogradTileRun &run, const float *input,
+                            float *v) {
+  constexpr int kT = WinogradMatrices<kM>::kT;
+  const int64_t tiles_per_image = run.tiles_h * run.tiles_w;
+  const int64_t xi_stride = run.tile_count * run.in_c;
+  for (int64_t i = 0; i < run.tile_count; ++i) {
+    const int64_t tile = run.tile_begin + i;
+    const int64_t n = tile / tiles_per_image;
+    const int64_t ih0 = tile % tiles_per_image / run.tiles_w * kM - run.pad_top;
+    const int64_t iw0 = tile % run.tiles_w * kM - run.pad_left;
+    const float *image = input + n * run.in_h * run.in_w * run.in_c;
+    const bool interior =
+        ih0 >= 0 && iw0 >= 0 && ih0 + kT <= run.in_h && iw0 + kT <= run.in_w;
+    for (int64_t c0 = 0; c0 < run.in_c; c0 += kWinogradLanes) {
+      const int64_t lanes = std::min<int64_t>(kWinogradLanes, run.in_c - c0);
+      WinogradVec d[kT * kT];
+      if (interior && lanes == kWinogradLanes) {
+        const float *origin = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
+        for (int r = 0; r < kT; ++r) {
+          for (int c = 0; c < kT; ++c) {
+            LoadLanes(origin + (r * run.in_w + c) * run.in_c, &d[r * kT + c]);
+          }
+        }
+      } else {
+        // Edge tile or channel tail: zeros outside the image and channels.
+        float padded[kWinogradLanes];
+        for (int r = 0; r < kT; ++r) {
+          const int64_t ih = ih0 + r;
+          for (int c = 0; c < kT; ++c) {
+            const int64_t iw = iw0 + c;
+            std::memset(padded, 0, sizeof(padded));
+            if (ih >= 0 && ih < run.in_h && iw >= 0 && iw < run.in_w) {
+              std::memcpy(padded, image + (ih * run.in_w + iw) * run.in_c + c0,
+                          lanes * sizeof(float));
+            }
+            LoadLanes(padded, &d[r * kT + c]);
+          }
+        }
+      }
+      WinogradVec transformed[kT * kT];
+      WinogradSandwich<WinogradBt<kM>, kT, kT>(d, transformed);
+      float *dst = v + i * run.in_c + c0;
+      if (lanes == kWinogradLanes) {
+        for (int xi = 0; xi < kT * kT; ++xi) {
+          StoreLanes(dst + xi * xi_stride, transformed[xi]);
+        }
+      } else {
+        for (int xi = 0; xi < kT * kT; ++xi) {
+          float lane_values[kWinogradLanes];
+          StoreLanes(lane_values, transformed[xi]);
+          std::memcpy(dst + xi * xi_stride, lane_values, lanes * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
+template <typename IsaTag, int kM>
+void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
+                             const float *bias, int64_t oc_begin,
+                             int64_t oc_end, float *output) {
+  constexpr int kT = WinogradMatrices<kM>::kT;
+  const int64_t tiles_per_image = run.tiles_h * run.tiles_w;
+  const int64_t xi_stride = run.tile_count * run.out_c;
+  for (int64_t i = 0; i < run.tile_count; ++i) {
+    const int64_t tile = run.tile_begin + i;
+    const int64_t n = tile / tiles_per_image;
+    const int64_t oh0 = tile % tiles_per_image / run.tiles_w * kM;
+    const int64_t ow0 = tile % run.tiles_w * kM;
+    const int64_t rows = std::min<int64_t>(kM, run.out_h - oh0);
+    const int64_t cols = std::min<int64_t>(kM, run.out_w - ow0);
+    float *origin =
+        output + ((n * run.out_h + oh0) * run.out_w + ow0) * run.out_c;
+    for (int64_t c0 = oc_begin; c0 < oc_end; c0 += kWinogradLanes) {
+      const int64_t lanes = std::min<int64_t>(kWinogradLanes, oc_end - c0);
+      const float *src = m + i * run.out_c + c0;
+      WinogradVec products[kT * kT];
+      float lane_values[kWinogradLanes] = {};
+      if (lanes == kWinogradLanes) {
+        for (int xi = 0; xi < kT * kT; ++xi) {
+          LoadLanes(src + xi * xi_stride, &products[xi]);
+        }
+      } else {
+        for (int xi = 0; xi < kT * kT; ++xi) {
+          std::memcpy(lane_values, src + xi * xi_stride, lanes * sizeof(float));
+          LoadLanes(lane_values, &products[xi]);
+        }
+      }
+      WinogradVec y[kM * kM];
+      WinogradSandwich<WinogradAt<kM>, kM, kT>(products, y);
+      std::memset(lane_values, 0, sizeof(lane_values));
+      if (bias != nullptr) {
+        std::memcpy(lane_values, bias + c0, lanes * sizeof(float));
+      }
+      WinogradVec b;
+      LoadLanes(lane_values, &b);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+          float *dst = origin + (r * run.out_w + c) * run.out_c + c0;
+          const WinogradVec value = y[r * kM + c] + b;
+          if (lanes == kWinogradLanes) {
+            StoreLanes(dst, value);
+          } else {
+            StoreLanes(lane_values, value);
+            std::memcpy(dst, lane_values, lanes * sizeof(float));
+          }
+        }
+      }
+    }
+  }
+}
+
+// The table of one ISA file, built from its tag.
+template <typename IsaTag>
+const WinogradTransforms &WinogradTransformsFor(int tile_m) {
+  static const WinogradTransforms kTables[3] = {
+      {WinogradInputTransform<IsaTag, 2>, WinogradOutputTransform<IsaTag, 2>},
+      {WinogradInputTransform<IsaTag, 4>, WinogradOutputTransform<IsaTag, 4>},
+      {WinogradInputTransform<IsaTag, 6>, WinogradOutputTransform<IsaTag, 6>}};
+  return kTables[tile_m <= 2 ? 0 : tile_m <= 4 ? 1 : 2];
+}
+
+}  // namespace
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_WINOGRAD_TRANSFORM_H_

@@ -1,0 +1,321 @@
+// The convolution kernels of mace/kernels (im2col + packed SGEMM, Winograd
+// F(2,3) / F(4,3) / F(6,3)) under every SGEMM ISA this machine runs,
+// against a float64 convolution written from the definition: edge shapes
+// (sizes 1, odd sizes, channels 3 / 5 / 17, padding on every side, stride
+// and dilation 2, groups, batch 2), on 1, 2 and 3 threads, where the
+// result must not depend on the thread count.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mace/kernels/conv_im2col.h"
+#include "mace/kernels/winograd.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+struct Case {
+  int64_t batch, in_h, in_w, in_c, out_c;
+  int64_t kernel_h, kernel_w;
+  int64_t stride = 1, dilation = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t groups = 1;
+};
+
+ConvGeometry GeometryOf(const Case &c) {
+  ConvGeometry g;
+  g.batch = c.batch;
+  g.in_h = c.in_h;
+  g.in_w = c.in_w;
+  g.in_c = c.in_c;
+  g.out_c = c.out_c;
+  g.kernel_h = c.kernel_h;
+  g.kernel_w = c.kernel_w;
+  g.stride_h = g.stride_w = c.stride;
+  g.dilation_h = g.dilation_w = c.dilation;
+  g.pad_top = c.pad_top;
+  g.pad_left = c.pad_left;
+  g.groups = c.groups;
+  g.out_h =
+      (c.in_h + c.pad_top + c.pad_bottom - (c.kernel_h - 1) * c.dilation - 1) /
+          c.stride +
+      1;
+  g.out_w =
+      (c.in_w + c.pad_left + c.pad_right - (c.kernel_w - 1) * c.dilation - 1) /
+          c.stride +
+      1;
+  return g;
+}
+
+std::string Describe(const Case &c) {
+  return "N" + std::to_string(c.batch) + " " + std::to_string(c.in_h) + "x" +
+         std::to_string(c.in_w) + "x" + std::to_string(c.in_c) + " -> " +
+         std::to_string(c.out_c) + " K" + std::to_string(c.kernel_h) + "x" +
+         std::to_string(c.kernel_w) + " S" + std::to_string(c.stride) + " D" +
+         std::to_string(c.dilation) + " pads " + std::to_string(c.pad_top) +
+         "," + std::to_string(c.pad_left) + "," + std::to_string(c.pad_bottom) +
+         "," + std::to_string(c.pad_right) + " G" + std::to_string(c.groups);
+}
+
+std::vector<float> RandomVector(int64_t count, std::mt19937 *rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float &x : v) x = dist(*rng);
+  return v;
+}
+
+struct Problem {
+  ConvGeometry geo;
+  std::vector<float> input, filter, bias;
+  std::vector<double> expected;   // conv + bias in float64
+  std::vector<double> magnitude;  // sum of |terms|: the rounding scale
+};
+
+Problem MakeProblem(const Case &c, std::mt19937 *rng) {
+  Problem p;
+  p.geo = GeometryOf(c);
+  const ConvGeometry &g = p.geo;
+  const int64_t cpg = g.in_c / g.groups, opg = g.out_c / g.groups;
+  p.input = RandomVector(g.batch * g.in_h * g.in_w * g.in_c, rng);
+  p.filter = RandomVector(g.out_c * g.kernel_h * g.kernel_w * cpg, rng);
+  p.bias = RandomVector(g.out_c, rng);
+  const int64_t outputs = g.batch * g.out_h * g.out_w * g.out_c;
+  p.expected.assign(outputs, 0.0);
+  p.magnitude.assign(outputs, 0.0);
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t oh = 0; oh < g.out_h; ++oh)
+      for (int64_t ow = 0; ow < g.out_w; ++ow)
+        for (int64_t oc = 0; oc < g.out_c; ++oc) {
+          const int64_t group = oc / opg;
+          double sum = p.bias[oc], mag = std::fabs(p.bias[oc]);
+          for (int64_t kh = 0; kh < g.kernel_h; ++kh)
+            for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+              const int64_t ih =
+                  oh * g.stride_h - g.pad_top + kh * g.dilation_h;
+              const int64_t iw =
+                  ow * g.stride_w - g.pad_left + kw * g.dilation_w;
+              if (ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) continue;
+              for (int64_t ic = 0; ic < cpg; ++ic) {
+                const double term =
+                    static_cast<double>(
+                        p.input[((n * g.in_h + ih) * g.in_w + iw) * g.in_c +
+                                group * cpg + ic]) *
+                    p.filter[((oc * g.kernel_h + kh) * g.kernel_w + kw) * cpg +
+                             ic];
+                sum += term;
+                mag += std::fabs(term);
+              }
+            }
+          const int64_t at = ((n * g.out_h + oh) * g.out_w + ow) * g.out_c + oc;
+          p.expected[at] = sum;
+          p.magnitude[at] = mag;
+        }
+  return p;
+}
+
+// Largest |got - expected| / magnitude (0 when every value is exact).
+double WorstRelativeError(const Problem &p, const std::vector<float> &got) {
+  double worst = 0.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double error = std::fabs(got[i] - p.expected[i]);
+    worst = std::max(worst, error / std::max(p.magnitude[i], 1e-30));
+  }
+  return worst;
+}
+
+std::unique_ptr<ThreadPool> StartPool(int threads) {
+  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
+  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
+  return pool;
+}
+
+// Runs `kernel` (Im2colConv or WinogradConv, initialised for 3 threads)
+// on 1, 2 and 3 threads; checks the outputs against the reference and
+// against each other, bit for bit.
+template <typename Kernel>
+void ExpectMatches(const Kernel &kernel, const Problem &p, double tolerance,
+                   const std::string &what) {
+  std::vector<float> scratch(kernel.ScratchBytes() / sizeof(float) + 1);
+  std::vector<float> first;
+  for (int threads : {1, 2, 3}) {
+    auto pool = StartPool(threads);
+    std::vector<float> output(p.expected.size(), NAN);
+    kernel.Run(p.input.data(), p.bias.data(), output.data(), scratch.data(),
+               pool.get(), nullptr);
+    const double worst = WorstRelativeError(p, output);
+    EXPECT_LE(worst, tolerance) << what << " threads=" << threads;
+    if (first.empty()) {
+      first = output;
+    } else {
+      EXPECT_TRUE(std::equal(first.begin(), first.end(), output.begin()))
+          << what << ": threads=" << threads << " differs from 1 thread";
+    }
+  }
+}
+
+std::vector<Case> Im2colCases() {
+  std::vector<Case> cases;
+  cases.push_back({1, 1, 1, 1, 1, 1, 1});
+  cases.push_back({2, 7, 9, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1});
+  cases.push_back({1, 5, 6, 17, 3, 5, 5, 1, 1, 2, 2, 2, 2});
+  cases.push_back({1, 13, 11, 5, 17, 3, 3, 2, 2});
+  cases.push_back({2, 9, 8, 3, 5, 3, 3, 2, 1, 1, 1, 1, 0});
+  cases.push_back({1, 8, 6, 3, 5, 7, 1, 1, 1, 1, 0, 2, 3});
+  cases.push_back({2, 5, 7, 17, 40, 1, 1});    // read in place
+  cases.push_back({1, 5, 7, 17, 9, 1, 1, 2});  // 1x1 stride 2
+  cases.push_back({1, 7, 7, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 3});
+  cases.push_back({2, 5, 6, 5, 10, 3, 3, 1, 1, 0, 0, 0, 0, 5});
+  cases.push_back({1, 9, 9, 4, 6, 3, 3, 2, 2, 2, 1, 1, 2, 2});
+  cases.push_back({1, 6, 6, 8, 8, 1, 1, 1, 1, 0, 0, 0, 0, 2});  // grouped 1x1
+  cases.push_back({1, 3, 4, 33, 70, 3, 3, 1, 1, 1, 1, 1, 1});   // K > tile
+  cases.push_back({3, 1, 1, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1});     // size 1
+  return cases;
+}
+
+TEST(ConvKernelsTest, Im2colEveryIsaMatchesFloat64OnEdgeShapes) {
+  std::mt19937 rng(11);
+  for (const Case &c : Im2colCases()) {
+    const Problem p = MakeProblem(c, &rng);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      Im2colConv conv;
+      conv.Init(p.geo, p.filter.data(), isa, 3);
+      ExpectMatches(conv, p, 1e-6,
+                    std::string(SgemmIsaName(isa)) + " " + Describe(c));
+    }
+  }
+}
+
+// Largest error / magnitude allowed per output tile: F(6,3)'s matrices
+// hold values up to 32 and 21/4, which amplify float rounding.
+double WinogradTolerance(int tile_m) {
+  return tile_m == 2 ? 1e-6 : tile_m == 4 ? 1e-5 : 2e-5;
+}
+
+std::vector<Case> WinogradCases() {
+  std::vector<Case> cases;
+  cases.push_back({1, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1});
+  cases.push_back({2, 7, 9, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1});
+  cases.push_back({1, 13, 11, 17, 16, 3, 3});  // valid
+  cases.push_back({1, 8, 8, 16, 33, 3, 3, 1, 1, 1, 1, 1, 1});
+  cases.push_back({2, 6, 13, 5, 3, 3, 3, 1, 1, 0, 2, 1, 0});  // asymmetric
+  cases.push_back({1, 15, 14, 32, 20, 3, 3, 1, 1, 1, 1, 1, 1});
+  return cases;
+}
+
+TEST(ConvKernelsTest, WinogradEveryTileAndIsaMatchesFloat64) {
+  std::mt19937 rng(12);
+  for (const Case &c : WinogradCases()) {
+    const Problem p = MakeProblem(c, &rng);
+    ASSERT_TRUE(WinogradApplies(p.geo)) << Describe(c);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      for (int tile_m : {2, 4, 6}) {
+        WinogradConv conv;
+        conv.Init(p.geo, tile_m, p.filter.data(), isa, 3);
+        ASSERT_EQ(conv.tile_m(), tile_m);
+        ExpectMatches(conv, p, WinogradTolerance(tile_m),
+                      std::string(SgemmIsaName(isa)) + " F(" +
+                          std::to_string(tile_m) + ",3) " + Describe(c));
+      }
+    }
+  }
+}
+
+// The epilogue must see every output value exactly once, after it holds
+// its final value: it counts visits and applies ReLU.
+template <typename Kernel>
+void ExpectEpilogueCoversOutputOnce(const Kernel &kernel, const Problem &p,
+                                    double tolerance, const std::string &what) {
+  std::vector<float> scratch(kernel.ScratchBytes() / sizeof(float) + 1);
+  std::vector<float> output(p.expected.size(), NAN);
+  std::vector<int> visits(output.size(), 0);
+  float *base = output.data();
+  auto relu = [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < cols; ++j) {
+        c[r * ldc + j] = std::max(c[r * ldc + j], 0.0f);
+        ++visits[c + r * ldc + j - base];
+      }
+    }
+  };
+  const SgemmEpilogue epilogue(relu);
+  auto pool = StartPool(2);
+  kernel.Run(p.input.data(), p.bias.data(), output.data(), scratch.data(),
+             pool.get(), &epilogue);
+  for (size_t i = 0; i < output.size(); ++i) {
+    ASSERT_EQ(visits[i], 1) << what << " at " << i;
+    ASSERT_NEAR(output[i], std::max(p.expected[i], 0.0),
+                tolerance * p.magnitude[i] + 1e-30)
+        << what << " at " << i;
+  }
+}
+
+TEST(ConvKernelsTest, EpilogueSeesEveryOutputOnceAfterItIsFinal) {
+  std::mt19937 rng(13);
+  const SgemmIsa isa = SelectedSgemmIsa();
+  for (const Case &c : {Case{2, 7, 9, 6, 35, 3, 3, 2, 1, 1, 1, 1, 1, 1},
+                        Case{1, 9, 7, 6, 34, 3, 3, 1, 1, 1, 1, 1, 1, 2}}) {
+    const Problem p = MakeProblem(c, &rng);
+    Im2colConv conv;
+    conv.Init(p.geo, p.filter.data(), isa, 2);
+    ExpectEpilogueCoversOutputOnce(conv, p, 1e-6, "im2col " + Describe(c));
+  }
+  const Problem p =
+      MakeProblem(Case{2, 9, 11, 7, 35, 3, 3, 1, 1, 1, 1, 1, 1}, &rng);
+  for (int tile_m : {2, 4, 6}) {
+    WinogradConv conv;
+    conv.Init(p.geo, tile_m, p.filter.data(), isa, 2);
+    ExpectEpilogueCoversOutputOnce(conv, p, WinogradTolerance(tile_m),
+                                   "winograd " + std::to_string(tile_m));
+  }
+}
+
+int ChooseWinogradTile(const ConvGeometry &g) {
+  return kernels::ChooseWinogradTile(g, SgemmIsa::kAvx512);
+}
+
+// The cost model's choices on shapes benchmarked on AVX-512, where each
+// was the fastest measured (benchmarks/ops/conv_benchmark.cc).
+TEST(ConvKernelsTest, WinogradTileIsTheMeasuredFastestOnBenchmarkedShapes) {
+  EXPECT_EQ(ChooseWinogradTile(
+                GeometryOf({1, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1})),
+            4);
+  EXPECT_EQ(ChooseWinogradTile(
+                GeometryOf({1, 14, 14, 256, 256, 3, 3, 1, 1, 1, 1, 1, 1})),
+            2);
+  EXPECT_EQ(ChooseWinogradTile(
+                GeometryOf({1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, 1, 1})),
+            2);
+  EXPECT_EQ(ChooseWinogradTile(GeometryOf({1, 149, 149, 32, 32, 3, 3})), 6);
+}
+
+TEST(ConvKernelsTest, WinogradIsChosenOnlyWhereItAppliesAndPays) {
+  Case resnet{1, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1};
+  EXPECT_NE(ChooseWinogradTile(GeometryOf(resnet)), 0);
+  Case strided = resnet;
+  strided.stride = 2;
+  EXPECT_EQ(ChooseWinogradTile(GeometryOf(strided)), 0);
+  Case dilated = resnet;
+  dilated.dilation = 2;
+  dilated.pad_top = dilated.pad_left = 2;
+  dilated.pad_bottom = dilated.pad_right = 2;
+  EXPECT_EQ(ChooseWinogradTile(GeometryOf(dilated)), 0);
+  Case grouped = resnet;
+  grouped.groups = 2;
+  EXPECT_EQ(ChooseWinogradTile(GeometryOf(grouped)), 0);
+  Case five{1, 56, 56, 64, 64, 5, 5, 1, 1, 2, 2, 2, 2};
+  EXPECT_EQ(ChooseWinogradTile(GeometryOf(five)), 0);
+  // An RGB input layer: the transforms would cost more than the GEMM saves.
+  Case rgb{1, 224, 224, 3, 32, 3, 3, 1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(ChooseWinogradTile(GeometryOf(rgb)), 0);
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace mace
