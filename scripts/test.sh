@@ -5,6 +5,10 @@
 #   3. the model zoo (generated once into ~/.cache/mace/zoo) converted,
 #      run and validated against ONNX Runtime, fp32 and fp16 storage, and
 #      two of its models deployed by a deployment file (scripts/deploy_zoo.sh);
+#   3b. TensorFlow models (Keras, generated once into ~/.cache/mace/tf_models)
+#      converted and validated against TensorFlow's own outputs;
+#   3c. the kernel, op and model tests cross-compiled for aarch64 and run
+#      under qemu-aarch64 (scripts/test_aarch64.sh);
 #   4. the model-corruption fuzz test and the loader/API tests again in an
 #      AddressSanitizer + UndefinedBehaviorSanitizer build.
 # Idempotent; fast when everything is built (ninja + ccache).
@@ -27,10 +31,18 @@ bash scripts/model_zoo.sh build/bin/mace
 echo "== deployment file: two zoo models by config, as files and as code"
 bash scripts/deploy_zoo.sh build/bin/mace
 
+echo "== TensorFlow models (built with TensorFlow, frozen) against TensorFlow"
+bash scripts/tf_models.sh build/bin/mace
+
+# ---- aarch64: cross-compiled kernel, op and model tests under qemu-user --
+echo "== aarch64 (g++-aarch64-linux-gnu, qemu-aarch64): kernel, op, model tests"
+bash scripts/test_aarch64.sh build-aarch64
+
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test
+                 fuzz_tf_corruption_test
                  unit_model_loader_test unit_engine_api_test
-                 converter_onnx_frontend_test)
+                 converter_onnx_frontend_test converter_tf_frontend_test)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMACE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"${MACE_BUILD_JOBS:-2}" \
