@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# mace and the peer engines (ONNX Runtime, OpenVINO, TFLite+XNNPACK, MNN,
+# ncnn) side by side on the zoo models, interleaved in one run:
+#
+#   scripts/bench_models.sh [--quick] [--threads 1,2] [--models a,b]
+#                           [--markdown FILE] [other bench_models.py flags]
+#
+# Runs scripts/bench_models.py under the python3 on PATH (pip's). The zoo
+# must exist (scripts/model_zoo.sh makes it). The converters that pip's main
+# environment lacks, onnx2tf (ONNX -> TFLite) and pnnx (ONNX -> ncnn), go
+# into a venv at ${MACE_BENCH_DIR:-~/.cache/mace/bench}/venv that sees the
+# main site-packages; they are installed with --no-deps because their
+# declared dependencies would downgrade tensorflow, onnx and protobuf there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BENCH_DIR=${MACE_BENCH_DIR:-$HOME/.cache/mace/bench}
+VENV=$BENCH_DIR/venv
+
+setup_converters() {
+  mkdir -p "$BENCH_DIR"
+  [[ -x $VENV/bin/python ]] || python3 -m venv --system-site-packages "$VENV"
+  if "$VENV/bin/python" -c "import onnx2tf, pnnx" 2>/dev/null; then
+    return 0
+  fi
+  local tf_minor
+  tf_minor=$(python3 -c "import importlib.metadata as m; \
+print('.'.join(m.version('tensorflow').split('.')[:2]))" 2>/dev/null || true)
+  local packages=(onnx2tf onnx_graphsurgeon sng4onnx pnnx psutil
+                  opencv-python-headless)
+  [[ -n $tf_minor ]] && packages+=("tf_keras~=$tf_minor.0")
+  "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps \
+    "${packages[@]}" ||
+    echo "bench_models.sh: cannot install onnx2tf/pnnx; TFLite and ncnn" \
+      "will be reported as not converted" >&2
+}
+
+setup_converters
+exec python3 scripts/bench_models.py "$@"
