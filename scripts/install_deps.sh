@@ -9,6 +9,7 @@ MACE_APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev
   g++-aarch64-linux-gnu qemu-user
+  openssh-server openssh-client
 )
 
 missing=()

@@ -18,6 +18,12 @@ cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 bash scripts/install_python_deps.sh
 
+# ---- aarch64: cross-compiled kernel, op and model tests under qemu-user --
+# First, so that the CTest device test (tests/tools/device_run_test.sh)
+# finds build-aarch64's libmace built.
+echo "== aarch64 (g++-aarch64-linux-gnu, qemu-aarch64): kernel, op, model tests"
+bash scripts/test_aarch64.sh build-aarch64
+
 echo "== Release build and tests"
 bash scripts/build.sh build
 ctest --test-dir build -j2 --output-on-failure --timeout 600
@@ -33,10 +39,6 @@ bash scripts/deploy_zoo.sh build/bin/mace
 
 echo "== TensorFlow models (built with TensorFlow, frozen) against TensorFlow"
 bash scripts/tf_models.sh build/bin/mace
-
-# ---- aarch64: cross-compiled kernel, op and model tests under qemu-user --
-echo "== aarch64 (g++-aarch64-linux-gnu, qemu-aarch64): kernel, op, model tests"
-bash scripts/test_aarch64.sh build-aarch64
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test

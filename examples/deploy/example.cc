@@ -18,6 +18,8 @@
 // PREFIX_<name>, '/' and ':' in names becoming '_'; without --input_file
 // the inputs are 0.5 everywhere.
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -198,12 +200,23 @@ int main(int argc, char **argv) {
   }
 
   // 5. Run.
+  double total_ms = 0.0, min_ms = 0.0;
   for (int r = 0; r < flags.round; ++r) {
+    const auto start = std::chrono::steady_clock::now();
     status = engine->Run(inputs, &outputs);
     if (status != mace::MaceStatus::MACE_SUCCESS) {
       std::cerr << "example: run failed: " << status.information() << "\n";
       return 1;
     }
+    const double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    total_ms += ms;
+    min_ms = r == 0 ? ms : std::min(min_ms, ms);
+  }
+  if (flags.round > 0) {
+    std::printf("latency_ms avg=%.3f min=%.3f rounds=%d\n",
+                total_ms / flags.round, min_ms, flags.round);
   }
   for (size_t i = 0; i < output_names.size(); ++i) {
     const std::string path = FileFor(flags.output_file, output_names[i]);

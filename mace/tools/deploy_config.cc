@@ -559,6 +559,67 @@ class Parser {
     }
   }
 
+  // The device file of `--device-yml`: devices: {name: {target_abis,
+  // target_socs, models, address, username, port}}; port (default 22) is
+  // ours, for boards behind a forwarded port.
+  void Devices(const YAML::Node &root, DeviceConfig *config) {
+    if (!root.IsMap() || !root["devices"]) {
+      throw ConfigError(AtLine("a device file should be a map with the key "
+                               "'devices'",
+                               path_, Line(root)));
+    }
+    CheckKeys(root, {"devices"}, "at the top level");
+    const YAML::Node devices = root["devices"];
+    if (!devices.IsMap() || devices.size() == 0) {
+      Fail("'devices' should be a map of device name → device", devices);
+    }
+    for (auto it = devices.begin(); it != devices.end(); ++it) {
+      DeployDevice device;
+      device.name = Scalar(it->first, "device name");
+      device.line = Line(it->first);
+      const YAML::Node node =
+          RequireMap(it->second, "device '" + device.name + "'");
+      CheckKeys(node, {"target_abis", "target_socs", "models", "address",
+                       "username", "port"},
+                "in device '" + device.name + "'");
+      for (const char *required : {"target_abis", "address", "username"}) {
+        if (!node[required]) {
+          Fail(std::string("missing required key '") + required +
+                   "' in device '" + device.name + "'",
+               it->first);
+        }
+      }
+      device.target_abis = List(node["target_abis"], "target_abis");
+      for (const std::string &abi : device.target_abis) {
+        if (!Contains({"host", "armeabi-v7a", "arm64-v8a", "arm64", "armhf"},
+                      abi)) {
+          Fail("target abi '" + abi + "' should be host, armeabi-v7a, "
+               "arm64-v8a, arm64 or armhf",
+               node["target_abis"]);
+        }
+      }
+      if (node["target_socs"]) {
+        device.target_socs = Scalar(node["target_socs"], "target_socs");
+      }
+      if (node["models"]) device.models = Scalar(node["models"], "models");
+      device.address = Scalar(node["address"], "address");
+      device.username = Scalar(node["username"], "username");
+      if (device.address.empty() || device.username.empty() ||
+          device.address[0] == '-' || device.username[0] == '-') {
+        Fail("device '" + device.name + "': address and username should be "
+             "a host and a user name",
+             it->second);
+      }
+      if (node["port"]) {
+        device.port = Int(node["port"], "port");
+        if (device.port < 1 || device.port > 65535) {
+          Fail("'port' should be 1 to 65535", node["port"]);
+        }
+      }
+      config->devices.push_back(device);
+    }
+  }
+
   void Top(const YAML::Node &root, DeployConfig *config) {
     if (!root.IsMap()) {
       throw ConfigError(AtLine("a deployment file should be a map of keys "
@@ -686,6 +747,28 @@ MaceStatus ParseDeployConfig(const std::string &path, DeployConfig *config) {
   std::stringstream text;
   text << file.rdbuf();
   return ParseDeployConfigText(text.str(), path, config);
+}
+
+MaceStatus ParseDeviceConfig(const std::string &path, DeviceConfig *config) {
+  *config = DeviceConfig();
+  config->path = path;
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      "cannot open the device file '" + path + "'");
+  }
+  std::stringstream text;
+  text << file.rdbuf();
+  try {
+    Parser(path, ".").Devices(YAML::Load(text.str()), config);
+  } catch (const ConfigError &error) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS, error.what());
+  } catch (const YAML::Exception &error) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      AtLine("YAML syntax error: " + error.msg, path,
+                             error.mark.is_null() ? 0 : error.mark.line + 1));
+  }
+  return MaceStatus::MACE_SUCCESS;
 }
 
 }  // namespace tools

@@ -73,6 +73,23 @@ struct DeployConfig {
   std::vector<DeployModel> models;  // in file order
 };
 
+// A board of the device file (`mace run --device-yml`), reached over ssh.
+struct DeployDevice {
+  std::string name;
+  int line = 0;
+  std::vector<std::string> target_abis;
+  std::string target_socs;
+  std::string models;
+  std::string address;
+  std::string username;
+  int port = 22;
+};
+
+struct DeviceConfig {
+  std::string path;
+  std::vector<DeployDevice> devices;
+};
+
 // Reads and checks `path`: keys, types, values, model files and checksums.
 MaceStatus ParseDeployConfig(const std::string &path, DeployConfig *config);
 
@@ -81,6 +98,9 @@ MaceStatus ParseDeployConfig(const std::string &path, DeployConfig *config);
 MaceStatus ParseDeployConfigText(const std::string &text,
                                  const std::string &path,
                                  DeployConfig *config);
+
+// Reads and checks a device file.
+MaceStatus ParseDeviceConfig(const std::string &path, DeviceConfig *config);
 
 // "1,224,224,3" → {1, 224, 224, 3}; false on anything else.
 bool ParseShapeString(const std::string &text, std::vector<int64_t> *shape);

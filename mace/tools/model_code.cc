@@ -1,8 +1,5 @@
 #include "mace/tools/model_code.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -10,8 +7,7 @@
 #include <vector>
 
 #include "mace/core/status.h"
-
-extern char **environ;
+#include "mace/tools/subprocess.h"
 
 namespace mace {
 namespace tools {
@@ -25,25 +21,7 @@ std::string FromEnv(const char *name, const char *fallback) {
 }
 
 MaceStatus RunTool(const std::vector<std::string> &args) {
-  std::vector<char *> argv;
-  std::string line;
-  for (const std::string &arg : args) {
-    argv.push_back(const_cast<char *>(arg.c_str()));
-    line += (line.empty() ? "" : " ") + arg;
-  }
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) !=
-      0) {
-    return InvalidArgs("cannot start '", args[0],
-                       "' to compile the model code (set CXX / AR)");
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
-    return InvalidArgs("compiling the model code failed: ", line);
-  }
-  return MaceStatus::MACE_SUCCESS;
+  return RunSubprocess(args, "compiling the model code (set CXX / AR)");
 }
 
 MaceStatus WriteText(const fs::path &path, const std::string &text) {

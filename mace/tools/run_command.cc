@@ -249,6 +249,8 @@ std::shared_ptr<void> RandomInput(int64_t count, bool is_int, double lo,
   return buffer;
 }
 
+}  // namespace
+
 MaceStatus BuildInputs(const RunPlan &plan, int seed,
                        std::map<std::string, MaceTensor> *inputs) {
   std::mt19937 gen(static_cast<uint32_t>(seed));
@@ -292,6 +294,8 @@ MaceStatus BuildInputs(const RunPlan &plan, int seed,
   }
   return MaceStatus::MACE_SUCCESS;
 }
+
+namespace {
 
 MaceStatus CreateEngine(const RunOptions &o, const RunPlan &plan,
                         std::shared_ptr<MaceEngine> *engine, double *init_ms) {
@@ -381,6 +385,8 @@ int64_t ElementCount(const std::vector<int64_t> &shape) {
   return count;
 }
 
+}  // namespace
+
 NpyArray ToNpy(const MaceTensor &tensor) {
   NpyArray array;
   array.shape = tensor.shape();
@@ -395,6 +401,8 @@ NpyArray ToNpy(const MaceTensor &tensor) {
   }
   return array;
 }
+
+namespace {
 
 std::vector<double> ToDoubles(const NpyArray &array) {
   return array.type == NpyArray::Type::kInt32
@@ -474,7 +482,8 @@ int OutputFormat(const NetDef &net, const std::string &name) {
   return 0;
 }
 
-// Prints the metrics table; returns kExitCheckFailed when an output fails.
+}  // namespace
+
 int Validate(const RunPlan &plan, double threshold,
              const std::map<std::string, MaceTensor> &outputs,
              MaceStatus *status) {
@@ -514,8 +523,6 @@ int Validate(const RunPlan &plan, double threshold,
   return kExitCheckFailed;
 }
 
-}  // namespace
-
 int RunCommand(int argc, char **argv, int first) {
   RunOptions options;
   ConfigRunOptions config;
@@ -537,6 +544,10 @@ int RunCommand(int argc, char **argv, int first) {
                "--config` wrote build/ (default: build)", &config.build_dir);
   flags.String("input-dir", "DIR", "with --config: feed input NAME from "
                "DIR/NAME.npy when it exists", &config.input_dir);
+  flags.String("device-yml", "devices.yml", "with --config: build for each "
+               "board's target_abis, copy the runner and models over ssh "
+               "(scp), run there, bring the outputs back (ssh options from "
+               "$MACE_SSH_OPTIONS)", &config.device_yml);
   flags.Switch("validate", "with --config: compare the outputs with the "
                "source framework's on the same inputs (or the file's "
                "validation_outputs_data)", &config.validate);
@@ -560,7 +571,7 @@ int RunCommand(int argc, char **argv, int first) {
     return RunFromConfig(options, config);
   }
   for (const char *flag : {"model-name", "build-dir", "input-dir",
-                           "validate"}) {
+                           "validate", "device-yml"}) {
     if (flags.WasSet(flag)) {
       return ReportError(kCommand, std::string("--") + flag +
                                        " needs --config");

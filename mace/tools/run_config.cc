@@ -3,9 +3,6 @@
 // the file's input ranges and validation data, and with --validate checks
 // its outputs against the source framework's on the same inputs.
 
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -15,8 +12,8 @@
 #include "mace/tools/command.h"
 #include "mace/tools/deploy_config.h"
 #include "mace/tools/run_model.h"
-
-extern char **environ;
+#include "mace/tools/subprocess.h"
+#include "mace/tools/temp_dir.h"
 
 namespace mace {
 namespace tools {
@@ -37,28 +34,6 @@ std::string ReferenceScript() {
 std::string Python() {
   const char *python = std::getenv("MACE_PYTHON");
   return python != nullptr ? python : "python3";
-}
-
-// Runs argv[0] (searched in PATH) and waits; no shell in between.
-MaceStatus RunProgram(const std::vector<std::string> &args) {
-  std::vector<char *> argv;
-  for (const std::string &arg : args) {
-    argv.push_back(const_cast<char *>(arg.c_str()));
-  }
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) !=
-      0) {
-    return InvalidArgs("cannot start '", args[0], "'");
-  }
-  int wait_status = 0;
-  if (waitpid(pid, &wait_status, 0) < 0 || !WIFEXITED(wait_status) ||
-      WEXITSTATUS(wait_status) != 0) {
-    std::string line;
-    for (const std::string &arg : args) line += (line.empty() ? "" : " ") + arg;
-    return InvalidArgs("reference run failed: ", line);
-  }
-  return MaceStatus::MACE_SUCCESS;
 }
 
 bool SourceIsNchw(const std::string &platform) {
@@ -108,7 +83,7 @@ MaceStatus SourceReferences(const DeployModel &model, const std::string &dir,
   }
   std::cerr << "validate: running '" << model.name << "' with "
             << model.platform << " for reference outputs..." << std::endl;
-  MACE_RETURN_IF_ERROR(RunProgram(args));
+  MACE_RETURN_IF_ERROR(RunSubprocess(args, "the reference run"));
   for (const auto &[name, file] : files) {
     MACE_RETURN_IF_ERROR(ReadNpy(file, &plan->references[name]));
     plan->reference_order.push_back(name);
@@ -116,25 +91,11 @@ MaceStatus SourceReferences(const DeployModel &model, const std::string &dir,
   return MaceStatus::MACE_SUCCESS;
 }
 
-// A fresh folder for a model's inputs and references, removed at exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "mace-run.XXXXXX");
-    if (mkdtemp(&pattern[0]) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const std::string &path() const { return path_; }
+}  // namespace
 
- private:
-  std::string path_;
-};
-
-MaceStatus PlanModel(const DeployModel &model, const ConfigRunOptions &c,
-                     const std::string &work_dir, RunPlan *plan) {
+MaceStatus PlanConfigModel(const DeployModel &model,
+                           const ConfigRunOptions &c,
+                           const std::string &work_dir, RunPlan *plan) {
   const DeploySubgraph &graph = model.subgraphs[0];
   for (size_t i = 0; i < graph.input_tensors.size(); ++i) {
     const std::string &name = graph.input_tensors[i];
@@ -177,6 +138,26 @@ MaceStatus PlanModel(const DeployModel &model, const ConfigRunOptions &c,
   return MaceStatus::MACE_SUCCESS;
 }
 
+ConfigModelFiles ModelFilesOf(const DeployConfig &config,
+                              const ConfigRunOptions &c,
+                              const DeployModel &model) {
+  // With model_graph_format: code, the bytes compiled into the library
+  // stay beside its sources in model/code/.
+  const fs::path model_dir =
+      fs::path(c.build_dir) / config.library_name / "model";
+  const fs::path code_dir = model_dir / "code";
+  ConfigModelFiles files;
+  files.graph = ((config.model_graph_format == "code" ? code_dir : model_dir) /
+                 (model.name + ".pb"))
+                    .string();
+  files.data = ((config.model_data_format == "code" ? code_dir : model_dir) /
+                (model.name + ".data"))
+                   .string();
+  return files;
+}
+
+namespace {
+
 MaceStatus SelectModels(const DeployConfig &config, const std::string &name,
                         std::vector<const DeployModel *> *models) {
   std::vector<std::string> names;
@@ -204,21 +185,14 @@ int RunFromConfig(const RunOptions &base, const ConfigRunOptions &c) {
   if (status != MaceStatus::MACE_SUCCESS) {
     return ReportError(kCommand, status.information());
   }
+  if (!c.device_yml.empty()) return RunOnDevices(base, c, config, models);
   int worst = kExitOk;
   for (const DeployModel *model : models) {
     std::cout << "==== model '" << model->name << "'\n";
-    // With model_graph_format: code, the bytes compiled into the library
-    // stay beside its sources in model/code/.
-    const fs::path model_dir =
-        fs::path(c.build_dir) / config.library_name / "model";
-    const fs::path code_dir = model_dir / "code";
+    const ConfigModelFiles files = ModelFilesOf(config, c, *model);
     RunOptions options = base;
-    options.model =
-        ((config.model_graph_format == "code" ? code_dir : model_dir) /
-         (model->name + ".pb")).string();
-    options.data =
-        ((config.model_data_format == "code" ? code_dir : model_dir) /
-         (model->name + ".data")).string();
+    options.model = files.graph;
+    options.data = files.data;
     if (!fs::exists(options.model)) {
       return ReportError(kCommand, "'" + options.model + "' does not exist: "
                          "convert first with `mace convert --config " +
@@ -231,14 +205,14 @@ int RunFromConfig(const RunOptions &base, const ConfigRunOptions &c) {
     if (threshold != model->validation_threshold.end()) {
       options.threshold = threshold->second;
     }
-    TempDir work;
+    TempDir work("mace-run");
     RunPlan plan;
     status = PrepareRun(options, &plan);
     if (status == MaceStatus::MACE_SUCCESS && work.path().empty()) {
       status = InvalidArgs("cannot create a temporary folder");
     }
     if (status == MaceStatus::MACE_SUCCESS) {
-      status = PlanModel(*model, c, work.path(), &plan);
+      status = PlanConfigModel(*model, c, work.path(), &plan);
     }
     if (status != MaceStatus::MACE_SUCCESS) {
       return ReportError(kCommand, "model '" + model->name +

@@ -14,6 +14,7 @@
 
 #include "mace/model/mace.pb.h"
 #include "mace/public/mace.h"
+#include "mace/tools/deploy_config.h"
 #include "mace/tools/npy.h"
 
 namespace mace {
@@ -58,6 +59,20 @@ struct RunPlan {
 // Loads the model and checks the flags against it.
 MaceStatus PrepareRun(const RunOptions &options, RunPlan *plan);
 
+// The plan's inputs (from files or seeded random values), as the engine
+// takes them.
+MaceStatus BuildInputs(const RunPlan &plan, int seed,
+                       std::map<std::string, MaceTensor> *inputs);
+
+NpyArray ToNpy(const MaceTensor &tensor);
+
+// Prints the metrics table of `outputs` against plan.references; returns
+// kExitOk, kExitCheckFailed when an output fails, or kExitBadInput with
+// *status set.
+int Validate(const RunPlan &plan, double threshold,
+             const std::map<std::string, MaceTensor> &outputs,
+             MaceStatus *status);
+
 // Runs the plan and prints its report; returns the exit status (errors are
 // reported by name of `command`).
 int RunModel(const RunOptions &options, RunPlan *plan);
@@ -70,8 +85,31 @@ struct ConfigRunOptions {
   std::string build_dir = "build";
   std::string input_dir;
   bool validate = false;
+  std::string device_yml;  // run on these boards over ssh instead
 };
 int RunFromConfig(const RunOptions &options, const ConfigRunOptions &config);
+
+// Where `mace convert --config` put a model's graph and weights.
+struct ConfigModelFiles {
+  std::string graph;
+  std::string data;
+};
+ConfigModelFiles ModelFilesOf(const DeployConfig &config,
+                              const ConfigRunOptions &c,
+                              const DeployModel &model);
+
+// A model's inputs (input_ranges, validation_inputs_data, --input-dir) and,
+// with --validate, its references (validation_outputs_data, or the source
+// framework run on the inputs mace is fed, in `work_dir`).
+MaceStatus PlanConfigModel(const DeployModel &model,
+                           const ConfigRunOptions &c,
+                           const std::string &work_dir, RunPlan *plan);
+
+// `mace run --config --device-yml`: each model on each board of the device
+// file, over ssh (device_run.cc).
+int RunOnDevices(const RunOptions &options, const ConfigRunOptions &c,
+                 const DeployConfig &config,
+                 const std::vector<const DeployModel *> &models);
 
 }  // namespace tools
 }  // namespace mace
