@@ -44,6 +44,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import statistics
@@ -339,7 +340,8 @@ def cosine(a, b):
     a = np.asarray(a, dtype=np.float64).reshape(-1)
     b = np.asarray(b, dtype=np.float64).reshape(-1)
     if a.size != b.size:
-        return None
+        log("  output has %d values, the reference %d" % (a.size, b.size))
+        return 0.0  # flagged WRONG-OUTPUT, not silently unchecked
     denom = np.linalg.norm(a) * np.linalg.norm(b)
     return float(a @ b / denom) if denom > 0 else 0.0
 
@@ -654,8 +656,10 @@ def format_load(load):
 
 
 def markdown_table(columns, rows, text_columns):
+    """text_columns: indexes of left-aligned columns; the rest are numbers,
+    right-aligned."""
     lines = ["| " + " | ".join(columns) + " |",
-             "|" + "|".join("---" if i < text_columns else "---:"
+             "|" + "|".join("---" if i in text_columns else "---:"
                             for i in range(len(columns))) + "|"]
     for r in rows:
         lines.append("| " + " | ".join(c.replace("|", "/") for c in r) + " |")
@@ -677,7 +681,7 @@ def write_markdown(path, args, models, engines, missing, results, rows,
                    platform.system(), platform.release()),
         "- fp32 peak: %s" % mach["assumption"],
         "- Command: `scripts/bench_models.sh %s` (%.0f s)" % (
-            " ".join(args.argv), elapsed_s),
+            shlex.join(args.argv), elapsed_s),
         "- Load average (1/5/15 min): %s at start, %s at end" % (
             format_load(args.load[0]), format_load(args.load[1])),
         "- Versions: " + "; ".join(
@@ -691,9 +695,9 @@ def write_markdown(path, args, models, engines, missing, results, rows,
         args, mach, converters)] + [""]
     lines += ["mace against the fastest peer with a correct output "
               "(target: mace/best <= 1; init/run <= 2):", ""]
-    lines += markdown_table(SUMMARY_COLUMNS, summary, 2) + [""]
+    lines += markdown_table(SUMMARY_COLUMNS, summary, {0, 1, 3, 7}) + [""]
     lines += ["All engines:", ""]
-    lines += markdown_table(COLUMNS, rows, 3) + [""]
+    lines += markdown_table(COLUMNS, rows, {0, 1, 2, 14}) + [""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
 

@@ -20,7 +20,11 @@ VENV=$BENCH_DIR/venv
 setup_converters() {
   mkdir -p "$BENCH_DIR"
   [[ -x $VENV/bin/python ]] || python3 -m venv --system-site-packages "$VENV"
-  if "$VENV/bin/python" -c "import onnx2tf, pnnx" 2>/dev/null; then
+  # find_spec, not import: pnnx's Python package imports torch, which is
+  # not needed (only its bundled pnnx executable is used).
+  if "$VENV/bin/python" -c "import importlib.util as u, sys; sys.exit(0 if \
+all(u.find_spec(m) for m in ('onnx2tf', 'pnnx', 'tf_keras', 'cv2')) else 1)" \
+      2>/dev/null; then
     return 0
   fi
   local tf_minor
