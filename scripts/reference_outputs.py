@@ -43,13 +43,26 @@ def save_outputs(specs, values):
         np.save(path, np.ascontiguousarray(value))
 
 
+def onnx_with_outputs(path, output_names):
+    """The model's bytes with every requested value made a graph output, so
+    intermediate tensors (check_tensors, --layers) can be read."""
+    import onnx
+
+    model = onnx.load(path)
+    declared = {o.name for o in model.graph.output}
+    for name in output_names:
+        if name not in declared:
+            model.graph.output.append(onnx.ValueInfoProto(name=name))
+    return model.SerializeToString()
+
+
 def run_onnx(args, feeds, output_names):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(args.model, options,
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(onnx_with_outputs(args.model, output_names),
+                                   options, providers=["CPUExecutionProvider"])
     types = {i.name: i.type for i in session.get_inputs()}
     for name in feeds:
         if types.get(name) == "tensor(int64)":
@@ -82,6 +95,28 @@ def run_caffe(args, feeds, output_names):
     return net.forward(output_names)
 
 
+def list_tensors(args):
+    """Every value the source model computes, in its node order, as
+    value<TAB>node name<TAB>op type lines."""
+    if args.platform == "onnx":
+        import onnx
+
+        model = onnx.load(args.model, load_external_data=False)
+        names = ["%s\t%s\t%s" % (o, node.name or o, node.op_type)
+                 for node in model.graph.node for o in node.output if o]
+    elif args.platform == "tensorflow":
+        import tensorflow as tf
+
+        graph_def = tf.compat.v1.GraphDef()
+        with open(args.model, "rb") as f:
+            graph_def.ParseFromString(f.read())
+        names = ["%s\t%s\t%s" % (n.name, n.name, n.op) for n in graph_def.node
+                 if n.op not in ("Const", "Placeholder", "NoOp")]
+    else:
+        names = []
+    print("\n".join(names))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--platform", required=True,
@@ -90,7 +125,13 @@ def main():
     parser.add_argument("--weights")
     parser.add_argument("--input", action="append", default=[])
     parser.add_argument("--output", action="append", default=[])
+    parser.add_argument("--list-tensors", action="store_true",
+                        help="print the names of the values the model "
+                        "computes, one per line, and exit")
     args = parser.parse_args()
+    if args.list_tensors:
+        list_tensors(args)
+        return
     if args.platform == "caffe" and sys.executable != "/usr/bin/python3" \
             and os.path.exists("/usr/bin/python3"):
         os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)

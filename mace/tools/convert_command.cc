@@ -15,6 +15,7 @@
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
 #include "mace/tools/command.h"
+#include "mace/tools/convert_model.h"
 #include "mace/tools/deploy_config.h"
 #include "mace/tools/flags.h"
 #include "mace/tools/model_code.h"
@@ -408,6 +409,23 @@ MaceStatus ConvertFromConfig(const std::string &config_path,
 }
 
 }  // namespace
+
+MaceStatus ConvertWithOutputs(const DeployModel &model,
+                              const std::vector<std::string> &outputs,
+                              const std::string &output_dir,
+                              const std::string &name) {
+  DeployConfig config;  // only names the file in errors
+  converter::ConvertOptions options;
+  MACE_RETURN_IF_ERROR(DeployOptions(config, model, &options));
+  options.output_names = outputs;
+  const converter::SourceModel source{model.platform, model.model_file_path,
+                                      model.weight_file_path};
+  WeightStorage storage = WeightStorage::kFloat32;
+  MACE_RETURN_IF_ERROR(ParseStorage(model.data_type, &storage));
+  std::string summary;
+  return ConvertOneModel(source, name, options, storage, output_dir, nullptr,
+                         nullptr, &summary);
+}
 
 int ConvertCommand(int argc, char **argv, int first) {
   std::string platform = "onnx", model_file, weight_file, output_dir, name;

@@ -548,6 +548,9 @@ int RunCommand(int argc, char **argv, int first) {
                "board's target_abis, copy the runner and models over ssh "
                "(scp), run there, bring the outputs back (ssh options from "
                "$MACE_SSH_OPTIONS)", &config.device_yml);
+  flags.Switch("layers", "with --config: find, by bisection, the first "
+               "tensor of the model whose value drifts from the source "
+               "framework's", &config.layers);
   flags.Switch("validate", "with --config: compare the outputs with the "
                "source framework's on the same inputs (or the file's "
                "validation_outputs_data)", &config.validate);
@@ -571,7 +574,7 @@ int RunCommand(int argc, char **argv, int first) {
     return RunFromConfig(options, config);
   }
   for (const char *flag : {"model-name", "build-dir", "input-dir",
-                           "validate", "device-yml"}) {
+                           "validate", "layers", "device-yml"}) {
     if (flags.WasSet(flag)) {
       return ReportError(kCommand, std::string("--") + flag +
                                        " needs --config");

@@ -7,9 +7,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "mace/core/status.h"
+#include "mace/model/op_provenance.h"
 #include "mace/tools/command.h"
+#include "mace/tools/convert_model.h"
 #include "mace/tools/deploy_config.h"
 #include "mace/tools/run_model.h"
 #include "mace/tools/subprocess.h"
@@ -158,6 +162,164 @@ ConfigModelFiles ModelFilesOf(const DeployConfig &config,
 
 namespace {
 
+// The model as the source framework is the reference for, whatever
+// validation_outputs_data says (those are the final outputs' values).
+DeployModel AgainstSource(const DeployModel &model) {
+  DeployModel copy = model;
+  copy.subgraphs[0].validation_outputs_data.clear();
+  return copy;
+}
+
+// Runs `model` converted with `outputs` on the same inputs as the full
+// model, compared with the source framework's values of those tensors.
+// With `quiet`, prints nothing (the --layers probes).
+int RunWithOutputs(const RunOptions &base, const ConfigRunOptions &c,
+                   const DeployModel &model,
+                   const std::vector<std::string> &outputs,
+                   const std::string &dir, bool quiet, RunPlan *plan) {
+  RunOptions options = base;
+  options.model = dir + "/probe.pb";
+  options.data = dir + "/probe.data";
+  options.output_dir.clear();
+  options.benchmark = false;
+  options.rounds = 1;
+  ConfigRunOptions validate = c;
+  validate.validate = true;
+  MaceStatus status = ConvertWithOutputs(model, outputs, dir, "probe");
+  if (status == MaceStatus::MACE_SUCCESS) status = PrepareRun(options, plan);
+  if (status == MaceStatus::MACE_SUCCESS) {
+    status = PlanConfigModel(AgainstSource(model), validate, dir, plan);
+  }
+  if (status != MaceStatus::MACE_SUCCESS) {
+    if (!quiet) return ReportError(kCommand, status.information());
+    return kExitBadInput;
+  }
+  std::ostringstream sink;
+  std::streambuf *out = std::cout.rdbuf(), *err = std::cerr.rdbuf();
+  if (quiet) {
+    std::cout.rdbuf(sink.rdbuf());
+    std::cerr.rdbuf(sink.rdbuf());
+  }
+  const int result = RunModel(options, plan);
+  std::cout.rdbuf(out);
+  std::cerr.rdbuf(err);
+  return result;
+}
+
+// check_tensors / check_shapes: intermediate tensors against the source.
+int CheckTensors(const RunOptions &base, const ConfigRunOptions &c,
+                 const DeployModel &model, const std::string &work) {
+  const DeploySubgraph &graph = model.subgraphs[0];
+  std::cout << "---- check_tensors of '" << model.name << "'\n";
+  RunPlan plan;
+  const int result = RunWithOutputs(base, c, model, graph.check_tensors,
+                                    work + "/check", false, &plan);
+  for (size_t i = 0; i < graph.check_shapes.size(); ++i) {
+    for (const InputOutputInfo &info : plan.net.output_info()) {
+      if (info.name() != graph.check_tensors[i]) continue;
+      const std::vector<int64_t> got(info.dims().begin(), info.dims().end());
+      if (got != graph.check_shapes[i]) {
+        return ReportError(kCommand, "model '" + model.name + "': check "
+                           "tensor '" + info.name() + "' has shape " +
+                           DimsString(got) + ", check_shapes says " +
+                           DimsString(graph.check_shapes[i]));
+      }
+    }
+  }
+  return result;
+}
+
+// --layers: the first tensor, in run order, whose value drifts from the
+// source framework's, by bisection over the model's tensors the source
+// also names (each probe converts the model with that one output).
+int BisectLayers(const RunOptions &base, const ConfigRunOptions &c,
+                 const DeployModel &model, const NetDef &net,
+                 const std::string &work) {
+  std::string listing;
+  MaceStatus status = RunSubprocess(
+      {Python(), ReferenceScript(), "--platform", model.platform, "--model",
+       model.model_file_path, "--list-tensors"},
+      "listing the source model's tensors", &listing);
+  if (status != MaceStatus::MACE_SUCCESS) {
+    return ReportError(kCommand, status.information());
+  }
+  // The source's tensors in its own (topological) order, with the node
+  // making each; the converted op that holds that node names the culprit.
+  std::vector<std::string> candidates, nodes, node_types;
+  std::istringstream lines(listing);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string value, node, type;
+    if (!std::getline(fields, value, '\t') || value.empty()) continue;
+    std::getline(fields, node, '\t');
+    std::getline(fields, type, '\t');
+    candidates.push_back(value);
+    nodes.push_back(node);
+    node_types.push_back(type);
+  }
+  std::map<std::string, const OperatorDef *> holder;  // source node → op
+  for (const OperatorDef &op : net.op()) {
+    holder[op.name()] = &op;
+    for (const std::string &fused : FusedSourceNodes(op)) holder[fused] = &op;
+  }
+  std::cout << "---- layers of '" << model.name << "': bisecting "
+            << candidates.size() << " tensors the source model names\n";
+  if (candidates.empty()) return kExitOk;
+  // A probe's verdict: kExitOk matches, kExitCheckFailed drifts, anything
+  // else (the tensor folded away, say) cannot be probed.
+  int probes = 0;
+  auto probe = [&](size_t index) {
+    RunPlan plan;
+    const std::string dir = work + "/layer" + std::to_string(index);
+    const int result = RunWithOutputs(base, c, model, {candidates[index]},
+                                      dir, true, &plan);
+    ++probes;
+    std::cout << "  probe " << probes << ": tensor " << index + 1 << "/"
+              << candidates.size() << " '" << candidates[index] << "' "
+              << (result == kExitOk            ? "matches"
+                  : result == kExitCheckFailed ? "drifts"
+                                               : "cannot be probed")
+              << std::endl;
+    return result;
+  };
+  size_t high = candidates.size();  // the first known drifting index
+  for (size_t last = candidates.size(); last-- > 0;) {
+    const int result = probe(last);
+    if (result == kExitOk) break;
+    if (result == kExitCheckFailed) {
+      high = last;
+      break;
+    }
+  }
+  if (high == candidates.size()) {
+    std::cout << "layers: no drift found up to the last tensor\n";
+    return kExitOk;
+  }
+  size_t low = 0;
+  while (low < high) {
+    size_t mid = low + (high - low) / 2;
+    int result = probe(mid);
+    // Tensors that cannot be probed: try the next ones up to `high`.
+    while (result != kExitOk && result != kExitCheckFailed && mid + 1 < high) {
+      result = probe(++mid);
+    }
+    if (result == kExitCheckFailed) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  std::cout << "layers: first drifting tensor '" << candidates[high]
+            << "' (" << node_types[high] << " node '" << nodes[high] << "'";
+  auto op = holder.find(nodes[high]);
+  if (op != holder.end()) {
+    std::cout << ", in mace op " << op->second->type() << " '"
+              << DescribeSourceNodes(*op->second) << "'";
+  }
+  std::cout << ")\n";
+  return kExitCheckFailed;
+}
+
 MaceStatus SelectModels(const DeployConfig &config, const std::string &name,
                         std::vector<const DeployModel *> *models) {
   std::vector<std::string> names;
@@ -219,6 +381,14 @@ int RunFromConfig(const RunOptions &base, const ConfigRunOptions &c) {
                                        "': " + status.information());
     }
     worst = std::max(worst, RunModel(options, &plan));
+    if (worst == kExitBadInput) return worst;
+    if (c.validate && !model->subgraphs[0].check_tensors.empty()) {
+      worst = std::max(worst, CheckTensors(options, c, *model, work.path()));
+    }
+    if (c.layers) {
+      worst = std::max(worst,
+                       BisectLayers(options, c, *model, plan.net, work.path()));
+    }
     if (worst == kExitBadInput) return worst;
   }
   return worst;

@@ -85,6 +85,7 @@ struct ConfigRunOptions {
   std::string build_dir = "build";
   std::string input_dir;
   bool validate = false;
+  bool layers = false;     // bisect for the first drifting tensor
   std::string device_yml;  // run on these boards over ssh instead
 };
 int RunFromConfig(const RunOptions &options, const ConfigRunOptions &config);

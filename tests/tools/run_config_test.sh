@@ -130,6 +130,44 @@ PY
 expect 0 "Stat by MACs" "$MACE" run --config ../cfg/deploy.yml \
   --model-name mini_nchw --benchmark --round 2 --num-threads 1
 
+# check_tensors / check_shapes validate intermediate tensors; --layers
+# bisects for the first tensor that drifts (fp16 weights against an
+# extreme threshold drift from the first convolution on).
+cat >../cfg/check.yml <<'YAML'
+library_name: check
+models:
+  mini_check:
+    platform: onnx
+    model_file_path: models/mini_cnn.onnx
+    input_tensors: input
+    input_shapes: 1,32,32,3
+    output_tensors: prob
+    check_tensors: [c1, d1r]
+    check_shapes: ['1,16,16,16', '1,16,16,16']
+  mini_drift:
+    platform: onnx
+    model_file_path: models/mini_cnn.onnx
+    data_type: fp16_fp32
+    input_tensors: input
+    input_shapes: 1,32,32,3
+    output_tensors: prob
+    validation_threshold:
+      CPU: 0.99999999
+YAML
+"$MACE" convert --config ../cfg/check.yml >/dev/null
+out="$("$MACE" run --config ../cfg/check.yml --model-name mini_check \
+  --validate 2>&1)" || fail "check_tensors:\n$out"
+grep -Eq '^  c1 +\[1,16,16,16\] +1\.0+ .* PASS$' <<<"$out" &&
+  grep -Eq '^  d1r +\[1,16,16,16\] .* PASS$' <<<"$out" ||
+  fail "check_tensors were not validated:\n$out"
+sed -i "s/check_shapes: \['1,16,16,16'/check_shapes: ['1,16,16,15'/" ../cfg/check.yml
+expect 2 "check tensor 'c1' has shape \[1,16,16,16\], check_shapes says \[1,16,16,15\]" \
+  "$MACE" run --config ../cfg/check.yml --model-name mini_check --validate
+expect 1 "layers: first drifting tensor 'c1' \(Conv node 'conv1', in mace op Conv2D 'conv1 \(\+ bn1, relu1\)'\)" "$MACE" run \
+  --config ../cfg/check.yml --model-name mini_drift --layers
+expect 0 "layers: no drift found up to the last tensor" "$MACE" run \
+  --config ../cfg/check.yml --model-name mini_check --layers
+
 # Errors.
 expect 2 "'mini' is not a model of ../cfg/deploy.yml; did you mean" \
   "$MACE" run --config ../cfg/deploy.yml --model-name mini
