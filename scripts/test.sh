@@ -7,7 +7,9 @@
 #      two of its models deployed by a deployment file (scripts/deploy_zoo.sh);
 #   3b. TensorFlow models (Keras, generated once into ~/.cache/mace/tf_models)
 #      converted and validated against TensorFlow's own outputs;
-#   3c. the kernel, op and model tests cross-compiled for aarch64 and run
+#   3c. Caffe nets (written by scripts/make_caffe_models.py) against OpenCV
+#      DNN and NumPy references;
+#   3d. the kernel, op and model tests cross-compiled for aarch64 and run
 #      under qemu-aarch64 (scripts/test_aarch64.sh);
 #   4. the model-corruption fuzz test and the loader/API tests again in an
 #      AddressSanitizer + UndefinedBehaviorSanitizer build.
@@ -40,11 +42,15 @@ bash scripts/deploy_zoo.sh build/bin/mace
 echo "== TensorFlow models (built with TensorFlow, frozen) against TensorFlow"
 bash scripts/tf_models.sh build/bin/mace
 
+echo "== Caffe nets (written by our script) against OpenCV DNN / NumPy"
+bash scripts/caffe_models.sh build/bin/mace
+
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test
-                 fuzz_tf_corruption_test
+                 fuzz_tf_corruption_test fuzz_caffe_corruption_test
                  unit_model_loader_test unit_engine_api_test
-                 converter_onnx_frontend_test converter_tf_frontend_test)
+                 converter_onnx_frontend_test converter_tf_frontend_test
+                 converter_caffe_frontend_test)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMACE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"${MACE_BUILD_JOBS:-2}" \
