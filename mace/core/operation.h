@@ -54,6 +54,12 @@ class OpContext {
   const Tensor &output(int i) const { return *outputs_[i]; }
   ThreadPool *thread_pool() const { return thread_pool_; }
 
+  // False when the op is prepared only for its output shapes and will not
+  // run (the converter's shape inference): Prepare may then skip work only
+  // Run needs, such as packing weights.
+  bool will_run() const { return will_run_; }
+  void set_will_run(bool will_run) { will_run_ = will_run; }
+
   // Scratch memory: requested in Prepare, valid during Run (arena memory
   // shared with other ops' scratch, contents not kept between runs).
   void RequestScratch(int64_t bytes) {
@@ -96,6 +102,7 @@ class OpContext {
   ThreadPool *thread_pool_;
   int64_t scratch_bytes_ = 0;
   void *scratch_ = nullptr;
+  bool will_run_ = true;
 };
 
 class Operation {

@@ -52,7 +52,7 @@ class FullyConnectedOp : public Operation {
     output->set_dtype(DT_FLOAT);
     output->set_shape({batch_, out_channels_});
     packed_weight_ = kernels::PackedMatrixB();
-    if (weight.is_constant() && weight.has_data()) {
+    if (weight.is_constant() && weight.has_data() && context->will_run()) {
       kernels::PackB(weight.data<float>(), depth_, out_channels_, true,
                      &packed_weight_);
     }

@@ -167,6 +167,8 @@ MaceStatus GraphBuilder::Infer(const OperatorDef &def, bool fold,
                                            : NewTensor(name));
   }
   OpContext context(def, inputs, outputs, thread_pool_.get());
+  // Only folded ops run here; the others need nothing but their shapes.
+  context.set_will_run(fold && all_constant);
   MACE_RETURN_IF_ERROR(op->Prepare(&context));
   for (Tensor *output : outputs) {
     if (output->size() < 0) {
