@@ -112,12 +112,13 @@ bool WinogradApplies(const ConvGeometry &g) {
          g.groups == 1;
 }
 
-int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
+int CheapestWinogradTile(const ConvGeometry &g, SgemmIsa isa,
+                         std::initializer_list<int> tiles) {
   if (!WinogradApplies(g)) return 0;
   const int64_t mr = SgemmTileRows(isa);
   int best = 0;
   double best_cost = Im2colCost(g, mr);
-  for (int tile_m : {2, 4, 6}) {
+  for (int tile_m : tiles) {
     const double cost = WinogradCost(g, tile_m, mr);
     if (cost < best_cost) {
       best = tile_m;
@@ -125,6 +126,10 @@ int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
     }
   }
   return best;
+}
+
+int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
+  return CheapestWinogradTile(g, isa, {2});
 }
 
 void WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
