@@ -16,6 +16,9 @@
 # Idempotent; fast when everything is built (ninja + ccache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys on paths relative to the checkout, so every clone (CI's
+# fresh ones included) reuses the objects another clone compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 
 bash scripts/install_deps.sh
 bash scripts/install_python_deps.sh
