@@ -4,11 +4,14 @@
 // and bias may be constants or values fed at run time (ONNX models may give
 // them as graph inputs): only their shapes are needed in Prepare.
 // A constant weight is packed at Prepare for the packed SGEMM
-// (mace/kernels/sgemm.h); a weight fed at run time takes the reference
-// loop, which is also the specification the SGEMM is tested against.
+// (mace/kernels/sgemm.h), or, for one sample, read in place by the
+// matrix-vector kernel (mace/kernels/gemv.h); a weight fed at run time
+// takes the reference loop, which is also the specification both kernels
+// are tested against.
 
 #include <algorithm>
 
+#include "mace/kernels/gemv.h"
 #include "mace/kernels/sgemm.h"
 #include "mace/ops/common/activation_util.h"
 #include "mace/ops/common/dense_util.h"
@@ -52,7 +55,11 @@ class FullyConnectedOp : public Operation {
     output->set_dtype(DT_FLOAT);
     output->set_shape({batch_, out_channels_});
     packed_weight_ = kernels::PackedMatrixB();
-    if (weight.is_constant() && weight.has_data() && context->will_run()) {
+    // One sample reads each weight once: the matrix-vector kernel, on the
+    // weights in place (no packed copy).
+    use_gemv_ = batch_ == 1 && weight.is_constant() && weight.has_data();
+    if (!use_gemv_ && weight.is_constant() && weight.has_data() &&
+        context->will_run()) {
       kernels::PackB(weight.data<float>(), depth_, out_channels_, true,
                      &packed_weight_);
     }
@@ -66,6 +73,13 @@ class FullyConnectedOp : public Operation {
     const PReluSlope slope =
         FusedPReluSlope(*context, activation_, kWeightedOpSlopeIndex);
     float *y = context->output(0)->mutable_data<float>();
+    if (use_gemv_) {
+      kernels::Gemv(context->input(1).data<float>(), x, bias, out_channels_,
+                    depth_, y, context->thread_pool());
+      ActivateBlock(activation_, slope, 0, y, 1, out_channels_,
+                    out_channels_);
+      return MaceStatus::MACE_SUCCESS;
+    }
     if (!packed_weight_.empty()) {
       const Activation act = activation_;
       kernels::Sgemm(batch_, out_channels_, depth_, x, depth_, packed_weight_,
@@ -112,7 +126,8 @@ class FullyConnectedOp : public Operation {
   int64_t batch_ = 0;
   int64_t depth_ = 0;
   int64_t out_channels_ = 0;
-  kernels::PackedMatrixB packed_weight_;  // empty: reference path
+  bool use_gemv_ = false;
+  kernels::PackedMatrixB packed_weight_;  // empty: GEMV or reference path
 };
 
 }  // namespace

@@ -81,6 +81,14 @@ TEST(FullyConnectedTest, WorkSplitAcrossThreadsMatchesReference) {
   for (int threads : {1, 2}) CheckFc({{4, 17}, 300, true}, threads);
 }
 
+// Batch 1 takes the matrix-vector kernel on the weights in place.
+TEST(FullyConnectedTest, OneSampleMatchesReference) {
+  for (int threads : {1, 2}) {
+    CheckFc({{1, 1031}, 300, true}, threads);
+    CheckFc({{1, 2, 2, 9}, 17, false}, threads);
+  }
+}
+
 TEST(FullyConnectedTest, FourDInputFlattensInNhwcOrder) {
   for (int threads : {1, 2}) {
     CheckFc({{2, 3, 5, 7}, 5, true}, threads);
