@@ -310,6 +310,72 @@ TEST_F(DeployConfigTest, YamlSyntaxErrorHasItsLine) {
   ExpectError("library_name: x\nmodels:\n  m: [unclosed\n", "YAML syntax", 4);
 }
 
+// The device file of `mace run --device-yml`.
+class DeviceConfigTest : public DeployConfigTest {
+ protected:
+  MaceStatus ParseDevices(const std::string &yaml) {
+    Write("devices.yml", yaml);
+    return ParseDeviceConfig(dir_ + "/devices.yml", &devices_);
+  }
+  void ExpectDeviceError(const std::string &yaml, const std::string &text,
+                         int line) {
+    const MaceStatus status = ParseDevices(yaml);
+    ASSERT_NE(status, MaceStatus::MACE_SUCCESS) << yaml;
+    const std::string message = status.information();
+    EXPECT_NE(message.find(text), std::string::npos) << message;
+    EXPECT_NE(message.find("devices.yml:" + std::to_string(line)),
+              std::string::npos)
+        << message;
+  }
+  DeviceConfig devices_;
+};
+
+constexpr char kBoard[] =
+    "devices:\n"                      // 1
+    "  rk3399:\n"                     // 2
+    "    target_abis: [arm64-v8a]\n"  // 3
+    "    target_socs: rk3399\n"       // 4
+    "    models: Firefly\n"           // 5
+    "    address: 10.0.0.2\n"         // 6
+    "    username: mace\n";           // 7
+
+TEST_F(DeviceConfigTest, ReadsABoard) {
+  ASSERT_EQ(ParseDevices(std::string(kBoard) + "    port: 2222\n"),
+            MaceStatus::MACE_SUCCESS);
+  ASSERT_EQ(devices_.devices.size(), 1u);
+  const DeployDevice &board = devices_.devices[0];
+  EXPECT_EQ(board.name, "rk3399");
+  EXPECT_EQ(board.target_abis, std::vector<std::string>{"arm64-v8a"});
+  EXPECT_EQ(board.address, "10.0.0.2");
+  EXPECT_EQ(board.username, "mace");
+  EXPECT_EQ(board.port, 2222);
+  ASSERT_EQ(ParseDevices(kBoard), MaceStatus::MACE_SUCCESS);
+  EXPECT_EQ(devices_.devices[0].port, 22);
+}
+
+TEST_F(DeviceConfigTest, BadFilesNameTheLine) {
+  ExpectDeviceError(std::string(kBoard) + "    adress: x\n",
+                    "unknown key 'adress' in device 'rk3399'; did you mean "
+                    "'address'?",
+                    8);
+  ExpectDeviceError("devices:\n  b:\n    target_abis: [arm64-v8a]\n"
+                    "    username: u\n",
+                    "missing required key 'address' in device 'b'", 2);
+  ExpectDeviceError(std::string(kBoard) + "    port: 70000\n",
+                    "'port' should be 1 to 65535", 8);
+  ExpectDeviceError("devices:\n  b:\n    target_abis: [mips]\n"
+                    "    address: a\n    username: u\n",
+                    "target abi 'mips' should be", 3);
+  ExpectDeviceError("devices:\n  b:\n    target_abis: [host]\n"
+                    "    address: -oProxyCommand=x\n    username: u\n",
+                    "address and username should be", 3);
+  ExpectDeviceError("boards: {}\n", "a device file should be a map with the "
+                    "key 'devices'", 1);
+  ExpectDeviceError("devices: [\n", "YAML syntax error", 2);
+  EXPECT_NE(ParseDeviceConfig(dir_ + "/nope.yml", &devices_),
+            MaceStatus::MACE_SUCCESS);
+}
+
 }  // namespace
 }  // namespace tools
 }  // namespace mace
