@@ -112,8 +112,24 @@ void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
 void ActivateBlock(const Activation &act, const PReluSlope &slope,
                    int64_t col0, float *block, int64_t rows, int64_t cols,
                    int64_t ldc) {
+  if (act.type == ActivationType::kNoop) return;
   PReluSlope shifted = slope;
   if (shifted.values != nullptr && shifted.size != 1) shifted.values += col0;
+  // The GEMM epilogues call this on every output block: the vector kernel
+  // where it has the activation (the scalar loop costs several times the
+  // GEMM of a 1x1 convolution).
+  kernels::ActivationParams params;
+  if (ToKernelActivation(act, shifted, &params)) {
+    if (params.kind == kernels::ActivationKind::kPRelu &&
+        params.slope_size != 1) {
+      params.slope_size = cols;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      kernels::ActivateChannels(params, cols, block + r * ldc,
+                                block + r * ldc, cols, nullptr);
+    }
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     ActivateInPlaceWithSlope(act, shifted, cols, block + r * ldc, cols);
   }
