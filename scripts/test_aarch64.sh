@@ -7,8 +7,11 @@
 #   scripts/test_aarch64.sh [build-dir]     (default: build-aarch64)
 #
 # Environment: MACE_BUILD_JOBS (default 2) compile jobs and test processes;
-# MACE_AARCH64_TESTS, a CTest regex, to run fewer tests (default: every
-# test of the groups unit, ops and models).
+# MACE_AARCH64_TESTS, an extended regex over test names (unit_sgemm_test,
+# ops_conv_2d_test, ...), to build and run fewer tests (default: every
+# test of the groups unit, ops and models); QEMU_CPU, the CPU qemu
+# emulates (default `max`, which has dot-product instructions; e.g.
+# QEMU_CPU=cortex-a53 for a plain ARMv8.0 core without them).
 # Needs the packages of scripts/install_deps.sh (cross compiler, qemu-user,
 # libprotobuf-dev:arm64, libgtest-dev:arm64). Exits non-zero when a test
 # fails or cannot be built.
@@ -73,8 +76,12 @@ mapfile -t targets < <(test_targets)
                          grep -E -- "$MACE_AARCH64_TESTS" || true)
 [ ${#targets[@]} -gt 0 ] || fail "no test matches '${MACE_AARCH64_TESTS:-}'"
 
+# -k 0: one test that does not compile must not hide the results of the
+# others; CTest then reports it as not run, and the script fails.
 echo "== aarch64: build ${#targets[@]} test programs (-j$jobs)"
-cmake --build "$build_dir" -j"$jobs" --target "${targets[@]}"
+build_status=0
+cmake --build "$build_dir" -j"$jobs" --target "${targets[@]}" -- -k 0 ||
+  build_status=$?
 built=$SECONDS
 
 # The toolchain file's CMAKE_CROSSCOMPILING_EMULATOR makes CTest start each
@@ -85,4 +92,8 @@ status=0
 ctest --test-dir "$build_dir" -R "$regex" -j"$jobs" --output-on-failure \
   --timeout 600 || status=$?
 echo "== aarch64: build $((built - start)) s, tests $((SECONDS - built)) s"
+if [ $build_status -ne 0 ]; then
+  echo "test_aarch64: some test programs did not build (see above)" >&2
+  exit $build_status
+fi
 exit $status
