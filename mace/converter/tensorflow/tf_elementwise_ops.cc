@@ -101,11 +101,6 @@ MaceStatus LowerClipByValue(const TfNode &node, TfContext *context) {
       {OpArg::Int("type", kClip), OpArg::Floats("coeff", {lo, hi})});
 }
 
-bool IsIntType(tf::DataType type) {
-  bool is_int = false;
-  return TfTypeIsInt(type, "", &is_int) == MaceStatus::MACE_SUCCESS && is_int;
-}
-
 MaceStatus LowerCast(const TfNode &node, TfContext *context) {
   MACE_RETURN_IF_ERROR(node.ExpectInputs(1, 1));
   tf::DataType dst = tf::DT_FLOAT;
