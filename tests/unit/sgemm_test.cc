@@ -100,6 +100,10 @@ TEST(SgemmTest, AvailableIsasFollowCpuFeatures) {
   if (f.avx512f && f.fma) {
     EXPECT_EQ(SelectedSgemmIsa(), SgemmIsa::kAvx512);
   }
+#elif defined(__aarch64__)
+  // NEON is part of every aarch64 core: the build under qemu must pick it.
+  EXPECT_TRUE(SgemmIsaAvailable(SgemmIsa::kNeon));
+  EXPECT_EQ(SelectedSgemmIsa(), SgemmIsa::kNeon);
 #endif
   (void)f;
 }

@@ -88,8 +88,12 @@ void GraphBuilder::AddConstant(const std::string &name, const Shape &shape,
   tensor->set_shape(shape);
   tensor->set_dtype(DT_FLOAT);
   tensor->AllocateOwned();
-  std::memcpy(tensor->raw_mutable_data(), values.data(),
-              std::min<size_t>(values.size(), tensor->size()) * 4);
+  // Empty constants (a reduction over no axes) have no data to copy, and
+  // memcpy must not see their null pointer.
+  if (!values.empty()) {
+    std::memcpy(tensor->raw_mutable_data(), values.data(),
+                std::min<size_t>(values.size(), tensor->size()) * 4);
+  }
   tensor->set_constant(true);
 }
 
@@ -99,8 +103,12 @@ void GraphBuilder::AddConstantInt(const std::string &name, const Shape &shape,
   tensor->set_shape(shape);
   tensor->set_dtype(DT_INT32);
   tensor->AllocateOwned();
-  std::memcpy(tensor->raw_mutable_data(), values.data(),
-              std::min<size_t>(values.size(), tensor->size()) * 4);
+  // Empty constants (a reduction over no axes) have no data to copy, and
+  // memcpy must not see their null pointer.
+  if (!values.empty()) {
+    std::memcpy(tensor->raw_mutable_data(), values.data(),
+                std::min<size_t>(values.size(), tensor->size()) * 4);
+  }
   tensor->set_constant(true);
 }
 
@@ -180,7 +188,7 @@ MaceStatus GraphBuilder::Infer(const OperatorDef &def, bool fold,
   if (!fold || !all_constant) return MaceStatus::MACE_SUCCESS;
   for (Tensor *output : outputs) output->AllocateOwned();
   const bool alias = op->output_memory() == OutputMemory::kAliasInput0;
-  if (alias) {
+  if (alias && outputs[0]->bytes() > 0) {
     std::memcpy(outputs[0]->raw_mutable_data(), inputs[0]->raw_data(),
                 outputs[0]->bytes());
   }
