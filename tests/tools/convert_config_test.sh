@@ -5,47 +5,8 @@
 # Usage: bash tests/tools/convert_config_test.sh <path-to-mace>
 set -euo pipefail
 
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 <path-to-mace>" >&2
-  exit 2
-fi
-MACE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "$0")/test_lib.sh" "$@"
 MODEL_DIR="$SRC/models/mini_cnn"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-CHECKS=0
-
-fail() {
-  printf 'FAIL: %b\n' "$*" >&2
-  exit 1
-}
-
-# expect CODE PATTERN CMD...: CMD exits with CODE and its output (stdout and
-# stderr) matches the extended regex PATTERN.
-expect() {
-  local code="$1" pattern="$2" out rc=0
-  shift 2
-  out="$("$@" 2>&1)" || rc=$?
-  [[ $rc -eq $code ]] || fail "exit $rc, expected $code: $*\n$out"
-  grep -Eq -- "$pattern" <<<"$out" ||
-    fail "output does not match '$pattern': $*\n$out"
-  CHECKS=$((CHECKS + 1))
-}
-
-# write_zeros_npy PATH SHAPE COUNT: a float32 .npy of COUNT zeros.
-write_zeros_npy() {
-  local path="$1" shape="$2" count="$3"
-  local header="{'descr': '<f4', 'fortran_order': False, 'shape': $shape, }"
-  local pad=$(( (64 - (10 + ${#header} + 1) % 64) % 64 ))
-  local hlen=$(( ${#header} + pad + 1 ))
-  {
-    printf '\x93NUMPY\x01\x00'
-    printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))"
-    printf '%s%*s\n' "$header" "$pad" ''
-    head -c $((count * 4)) /dev/zero
-  } >"$path"
-}
 
 # The deployment file lives in its own folder with a copy of the model, so
 # model_file_path is relative to it.

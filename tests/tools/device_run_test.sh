@@ -7,25 +7,9 @@
 # Usage: bash tests/tools/device_run_test.sh <path-to-mace>
 set -euo pipefail
 
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 <path-to-mace>" >&2
-  exit 2
-fi
-MACE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$(dirname "$0")/../.." && pwd)"
-TMP="$(mktemp -d)"
+source "$(dirname "$0")/test_lib.sh" "$@"
 SSHD_PID=""
-cleanup() {
-  [[ -n "$SSHD_PID" ]] && kill "$SSHD_PID" 2>/dev/null || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-CHECKS=0
-
-fail() {
-  printf 'FAIL: %b\n' "$*" >&2
-  exit 1
-}
+CLEANUP+=('[[ -n "$SSHD_PID" ]] && kill "$SSHD_PID" 2>/dev/null')
 
 for tool in /usr/sbin/sshd ssh scp aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" >/dev/null || fail "$tool is missing (scripts/install_deps.sh)"

@@ -6,21 +6,8 @@
 # Usage: bash tests/tools/model_code_test.sh <path-to-mace>
 set -euo pipefail
 
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 <path-to-mace>" >&2
-  exit 2
-fi
-MACE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$(dirname "$0")/../.." && pwd)"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+source "$(dirname "$0")/test_lib.sh" "$@"
 CXX="${CXX:-c++}"
-CHECKS=0
-
-fail() {
-  printf 'FAIL: %b\n' "$*" >&2
-  exit 1
-}
 
 mkdir -p "$TMP/cfg/models" "$TMP/work"
 cp "$SRC/models/mini_cnn/mini_cnn.onnx" "$TMP/cfg/models/"

@@ -6,33 +6,8 @@
 # Usage: bash tests/tools/run_config_test.sh <path-to-mace>
 set -euo pipefail
 
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 <path-to-mace>" >&2
-  exit 2
-fi
-MACE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "$0")/test_lib.sh" "$@"
 MODEL_DIR="$SRC/models/mini_cnn"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-CHECKS=0
-
-fail() {
-  printf 'FAIL: %b\n' "$*" >&2
-  exit 1
-}
-
-# expect CODE PATTERN CMD...: CMD exits with CODE and its output (stdout and
-# stderr) matches the extended regex PATTERN.
-expect() {
-  local code="$1" pattern="$2" out rc=0
-  shift 2
-  out="$("$@" 2>&1)" || rc=$?
-  [[ $rc -eq $code ]] || fail "exit $rc, expected $code: $*\n$out"
-  grep -Eq -- "$pattern" <<<"$out" ||
-    fail "output does not match '$pattern': $*\n$out"
-  CHECKS=$((CHECKS + 1))
-}
 
 mkdir -p "$TMP/cfg/models" "$TMP/work"
 cp "$MODEL_DIR/mini_cnn.onnx" "$MODEL_DIR/input.npy" "$MODEL_DIR/prob.npy" \
