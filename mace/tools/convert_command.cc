@@ -170,7 +170,7 @@ MaceStatus DeployOptions(const DeployConfig &config, const DeployModel &model,
   MACE_RETURN_IF_ERROR(layout(graph.output_data_formats,
                               "output_data_formats", &options->outputs_nhwc));
   // TensorFlow is NHWC itself: its shapes need no permutation.
-  const bool source_nchw = model.platform != "tensorflow";
+  const bool source_nchw = converter::SourceIsNchw(model.platform);
   for (size_t i = 0; i < graph.input_shapes.size(); ++i) {
     Shape shape(graph.input_shapes[i].begin(), graph.input_shapes[i].end());
     if (shape.size() == 4 && options->inputs_nhwc && source_nchw) {

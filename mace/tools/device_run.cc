@@ -183,25 +183,19 @@ int RunModelOnBoard(const RunOptions &base, const ConfigRunOptions &c,
                     const DeployConfig &config, const DeployModel &model,
                     const Board &board, const std::string &runner,
                     const std::string &emulator) {
-  const ConfigModelFiles files = ModelFilesOf(config, c, model);
-  RunOptions options = base;
-  options.model = files.graph;
-  options.data = files.data;
-  auto threshold = model.validation_threshold.find("CPU");
-  if (threshold != model.validation_threshold.end()) {
-    options.threshold = threshold->second;
-  }
+  RunOptions options;
+  MaceStatus status = ConfigModelOptions(base, config, c, model, &options);
   TempDir work("mace-device");
   RunPlan plan;
   std::map<std::string, MaceTensor> inputs, outputs;
-  MaceStatus status = PrepareRun(options, &plan);
+  if (status == MaceStatus::MACE_SUCCESS) status = PrepareRun(options, &plan);
   if (status == MaceStatus::MACE_SUCCESS) {
     status = PlanConfigModel(model, c, work.path(), &plan);
   }
   if (status == MaceStatus::MACE_SUCCESS) {
     status = BuildInputs(plan, options.seed, &inputs);
   }
-  std::vector<std::string> local_files = {runner, files.graph, files.data};
+  std::vector<std::string> local_files = {runner, options.model, options.data};
   std::map<std::string, std::string> input_npys;
   std::vector<std::string> input_names, input_shapes;
   for (const InputOutputInfo &info : plan.net.input_info()) {
@@ -243,9 +237,9 @@ int RunModelOnBoard(const RunOptions &base, const ConfigRunOptions &c,
                           "./" + fs::path(runner).filename().string();
     for (const std::string &arg :
          {std::string("--model_name"), model.name, std::string("--model_file"),
-          fs::path(files.graph).filename().string(),
+          fs::path(options.model).filename().string(),
           std::string("--model_data_file"),
-          fs::path(files.data).filename().string(),
+          fs::path(options.data).filename().string(),
           std::string("--input_node"), Join(input_names, ","),
           std::string("--input_shape"), Join(input_shapes, ":"),
           std::string("--output_node"), Join(output_names, ","),

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/core/status.h"
 #include "mace/model/op_provenance.h"
 #include "mace/tools/command.h"
@@ -40,16 +41,13 @@ std::string Python() {
   return python != nullptr ? python : "python3";
 }
 
-bool SourceIsNchw(const std::string &platform) {
-  return platform == "onnx" || platform == "caffe";
-}
-
 // "<name>=<file>" plus ":NHWC" when mace's tensor is NHWC while the source
 // framework's is NCHW, so the runner transposes.
 std::string TensorArg(const std::string &name, const std::string &file,
                       const DeployModel &model, const InputOutputInfo *info) {
-  const bool transposed = SourceIsNchw(model.platform) && info != nullptr &&
-                          info->data_format() == 1 && info->dims_size() == 4;
+  const bool transposed = converter::SourceIsNchw(model.platform) &&
+                          info != nullptr && info->data_format() == 1 &&
+                          info->dims_size() == 4;
   return name + "=" + file + (transposed ? ":NHWC" : "");
 }
 
@@ -142,22 +140,37 @@ MaceStatus PlanConfigModel(const DeployModel &model,
   return MaceStatus::MACE_SUCCESS;
 }
 
-ConfigModelFiles ModelFilesOf(const DeployConfig &config,
+MaceStatus ConfigModelOptions(const RunOptions &base,
+                              const DeployConfig &config,
                               const ConfigRunOptions &c,
-                              const DeployModel &model) {
+                              const DeployModel &model, RunOptions *options) {
   // With model_graph_format: code, the bytes compiled into the library
   // stay beside its sources in model/code/.
   const fs::path model_dir =
       fs::path(c.build_dir) / config.library_name / "model";
   const fs::path code_dir = model_dir / "code";
-  ConfigModelFiles files;
-  files.graph = ((config.model_graph_format == "code" ? code_dir : model_dir) /
-                 (model.name + ".pb"))
-                    .string();
-  files.data = ((config.model_data_format == "code" ? code_dir : model_dir) /
-                (model.name + ".data"))
-                   .string();
-  return files;
+  *options = base;
+  options->model =
+      ((config.model_graph_format == "code" ? code_dir : model_dir) /
+       (model.name + ".pb"))
+          .string();
+  options->data =
+      ((config.model_data_format == "code" ? code_dir : model_dir) /
+       (model.name + ".data"))
+          .string();
+  if (!base.output_dir.empty()) {
+    options->output_dir = (fs::path(base.output_dir) / model.name).string();
+  }
+  auto threshold = model.validation_threshold.find("CPU");
+  if (threshold != model.validation_threshold.end()) {
+    options->threshold = threshold->second;
+  }
+  if (!fs::exists(options->model)) {
+    return InvalidArgs("'", options->model, "' does not exist: convert "
+                       "first with `mace convert --config ", c.config_file,
+                       "`");
+  }
+  return MaceStatus::MACE_SUCCESS;
 }
 
 namespace {
@@ -351,21 +364,10 @@ int RunFromConfig(const RunOptions &base, const ConfigRunOptions &c) {
   int worst = kExitOk;
   for (const DeployModel *model : models) {
     std::cout << "==== model '" << model->name << "'\n";
-    const ConfigModelFiles files = ModelFilesOf(config, c, *model);
-    RunOptions options = base;
-    options.model = files.graph;
-    options.data = files.data;
-    if (!fs::exists(options.model)) {
-      return ReportError(kCommand, "'" + options.model + "' does not exist: "
-                         "convert first with `mace convert --config " +
-                         c.config_file + "`");
-    }
-    if (!base.output_dir.empty()) {
-      options.output_dir = (fs::path(base.output_dir) / model->name).string();
-    }
-    auto threshold = model->validation_threshold.find("CPU");
-    if (threshold != model->validation_threshold.end()) {
-      options.threshold = threshold->second;
+    RunOptions options;
+    status = ConfigModelOptions(base, config, c, *model, &options);
+    if (status != MaceStatus::MACE_SUCCESS) {
+      return ReportError(kCommand, status.information());
     }
     TempDir work("mace-run");
     RunPlan plan;

@@ -90,14 +90,13 @@ struct ConfigRunOptions {
 };
 int RunFromConfig(const RunOptions &options, const ConfigRunOptions &config);
 
-// Where `mace convert --config` put a model's graph and weights.
-struct ConfigModelFiles {
-  std::string graph;
-  std::string data;
-};
-ConfigModelFiles ModelFilesOf(const DeployConfig &config,
+// `base` for one model of the deployment file: its graph and weights
+// where `mace convert --config` put them, --output-dir/<model>, and its
+// validation_threshold.CPU. An error when the model is not converted yet.
+MaceStatus ConfigModelOptions(const RunOptions &base,
+                              const DeployConfig &config,
                               const ConfigRunOptions &c,
-                              const DeployModel &model);
+                              const DeployModel &model, RunOptions *options);
 
 // A model's inputs (input_ranges, validation_inputs_data, --input-dir) and,
 // with --validate, its references (validation_outputs_data, or the source

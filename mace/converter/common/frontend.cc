@@ -8,6 +8,10 @@
 namespace mace {
 namespace converter {
 
+bool SourceIsNchw(const std::string &platform) {
+  return platform != "tensorflow";
+}
+
 MaceStatus ConvertSourceModel(const SourceModel &source,
                               const ConvertOptions &options,
                               GraphBuilder *graph,

@@ -56,6 +56,10 @@ struct SourceModel {
   std::string weight_file;
 };
 
+// Whether the platform's 4-D tensors are NCHW (ONNX, Caffe) rather than
+// NHWC like mace's own (TensorFlow).
+bool SourceIsNchw(const std::string &platform);
+
 // Runs the platform's frontend. Unknown platforms and frontends this build
 // lacks are errors that say so.
 MaceStatus ConvertSourceModel(const SourceModel &source,
