@@ -82,6 +82,11 @@ class OpContext {
     return mace::Unsupported("op '", name(), "' (", type(), "): ", pieces...);
   }
   template <typename... Pieces>
+  MaceStatus OutOfResources(const Pieces &...pieces) const {
+    return mace::OutOfResources("op '", name(), "' (", type(), "): ",
+                                pieces...);
+  }
+  template <typename... Pieces>
   MaceStatus RuntimeError(const Pieces &...pieces) const {
     return mace::RuntimeError("op '", name(), "' (", type(), "): ",
                               pieces...);

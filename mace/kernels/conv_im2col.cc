@@ -26,20 +26,23 @@ int64_t Im2colTileRows(int64_t k, int64_t mr) {
   return std::max<int64_t>(mr, rows / mr * mr);
 }
 
-void Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
-                      SgemmIsa isa, int threads) {
+bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
+                      SgemmIsa isa, int threads, ThreadPool *pool) {
   geo_ = geometry;
   const int64_t in_per_group = geo_.in_c / geo_.groups;
   const int64_t out_per_group = geo_.out_c / geo_.groups;
   k_ = geo_.kernel_h * geo_.kernel_w * in_per_group;
-  packed_.assign(geo_.groups, PackedMatrixB());
+  if (!AllocatePackedBs(geo_.groups, k_, out_per_group, isa, &storage_,
+                        &packed_)) {
+    return false;
+  }
   for (int64_t g = 0; g < geo_.groups; ++g) {
     // Group g's filter rows are contiguous: out_per_group rows of k_.
-    PackB(filter + g * out_per_group * k_, k_, out_per_group, true, isa,
-          &packed_[g]);
+    PackBInto(filter + g * out_per_group * k_, true, &packed_[g], pool);
   }
   tile_rows_ = Im2colTileRows(k_, SgemmTileRows(packed_[0].isa));
   slots_ = std::max(1, threads);
+  return true;
 }
 
 bool Im2colConv::ReadsInputInPlace() const {

@@ -44,8 +44,10 @@ class Im2colConv {
  public:
   // Packs `filter` (OHWI) for `isa` and sizes the tiles for `threads`
   // threads (the pool's size at Run; more threads than that share slots).
-  void Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
-            int threads);
+  // False when the packed filter does not fit in memory.
+  // `pool` (may be null) shares the packing.
+  bool Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
+            int threads, ThreadPool *pool = nullptr);
 
   // Scratch Run needs (0 when the input is read in place).
   int64_t ScratchBytes() const;
@@ -68,6 +70,7 @@ class Im2colConv {
   int64_t tile_rows_ = 0;  // output pixels per im2col tile
   int slots_ = 1;
   std::vector<PackedMatrixB> packed_;  // one per group
+  AlignedArray<float> storage_;        // the values of every packed_
 };
 
 }  // namespace kernels

@@ -41,7 +41,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
   float edge_c[kSgemmMaxMr * kSgemmMaxNr];
   float edge_bias[kSgemmMaxNr];
   for (int64_t j = col0; j < col0 + cols; j += nr) {
-    const float *panel = b.data.data() + (j / nr) * k * nr;
+    const float *panel = b.values + (j / nr) * k * nr;
     const int64_t jn = std::min(nr, n - j);
     const float *panel_bias = bias != nullptr ? bias + j : nullptr;
     if (bias != nullptr && jn < nr) {
@@ -99,34 +99,6 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
 }
 
 }  // namespace
-
-void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
-           PackedMatrixB *packed) {
-  const SgemmUkernels &uk = UkernelsOrGeneric(isa);
-  const int64_t nr = uk.nr;
-  const int64_t panels = (n + nr - 1) / nr;
-  packed->k = k;
-  packed->n = n;
-  packed->nr = uk.nr;
-  packed->isa = SgemmIsaAvailable(isa) ? isa : SgemmIsa::kGeneric;
-  packed->data.assign(panels * k * nr, 0.0f);
-  float *dst = packed->data.data();
-  for (int64_t p = 0; p < panels; ++p) {
-    const int64_t j0 = p * nr;
-    const int64_t jn = std::min(nr, n - j0);
-    for (int64_t kk = 0; kk < k; ++kk) {
-      float *row = dst + (p * k + kk) * nr;
-      for (int64_t j = 0; j < jn; ++j) {
-        row[j] = b_is_n_by_k ? b[(j0 + j) * k + kk] : b[kk * n + j0 + j];
-      }
-    }
-  }
-}
-
-void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,
-           PackedMatrixB *packed) {
-  PackB(b, k, n, b_is_n_by_k, SelectedSgemmIsa(), packed);
-}
 
 void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
            const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mace/core/aligned_buffer.h"
 #include "mace/core/function_ref.h"
 #include "mace/core/thread_pool.h"
 
@@ -44,18 +45,56 @@ struct PackedMatrixB {
   int64_t n = 0;
   int nr = 0;
   SgemmIsa isa = SgemmIsa::kGeneric;
-  std::vector<float> data;
+  // The panels: in `storage`, or in a buffer shared by several matrices
+  // (Winograd's, a grouped convolution's) that their owner keeps alive.
+  float *values = nullptr;
+  AlignedArray<float> storage;
 
-  bool empty() const { return data.empty(); }
+  bool empty() const { return values == nullptr; }
+  // Floats the panels take.
+  int64_t size() const { return nr > 0 ? (n + nr - 1) / nr * k * nr : 0; }
+  // Where element (row, col) of B lives in values.
+  int64_t Offset(int64_t row, int64_t col) const {
+    return ((col / nr) * k + row) * nr + col % nr;
+  }
 };
 
 // Packs the k x n matrix B for `isa`. With b_is_n_by_k, `b` is stored as
 // n rows of k (B transposed: FullyConnected's [Cout, K] weight); otherwise
-// as k rows of n (a 1x1 convolution's [Cin, Cout]).
-void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
+// as k rows of n (a 1x1 convolution's [Cin, Cout]). Panels are shared
+// among the threads of `pool` (may be null). Returns false, leaving
+// `packed` empty, when the memory is not available.
+bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
+           PackedMatrixB *packed, ThreadPool *pool = nullptr);
+bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,
            PackedMatrixB *packed);
-void PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,
-           PackedMatrixB *packed);
+
+// Sizes `packed` for a k x n matrix in the layout of `isa`, in storage of
+// its own, with the pad columns past n zeroed and every other element left
+// for the caller to write at packed->Offset(row, col): for callers that
+// compute B while packing it (Winograd's filter transform). False when out
+// of memory.
+bool AllocatePackedB(int64_t k, int64_t n, SgemmIsa isa, PackedMatrixB *packed);
+
+// Floats a k x n matrix takes packed for `isa`.
+int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa);
+
+// As AllocatePackedB, but lays `packed` over `values` (PackedBSize floats
+// that the caller owns): matrices packed together share one allocation,
+// which is large enough for huge pages (aligned_buffer.h).
+void PlacePackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
+                  PackedMatrixB *packed);
+
+// Sizes `count` k x n matrices for `isa` (as PlacePackedB) in the one
+// allocation `storage`, which the caller keeps as long as the matrices.
+// False, with both left empty, when out of memory.
+bool AllocatePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
+                      AlignedArray<float> *storage,
+                      std::vector<PackedMatrixB> *packed);
+
+// Packs into a matrix already sized by AllocatePackedB or PlacePackedB.
+void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
+               ThreadPool *pool);
 
 // Called on each finished block of C (rows x cols values, rows ldc apart)
 // by the thread that computed it, while it is still in cache: the place for

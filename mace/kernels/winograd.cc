@@ -46,25 +46,31 @@ const WinogradTransforms &TransformsFor(SgemmIsa isa, int tile_m) {
   }
 }
 
-// U[xi][oc][ic] for xi = r * t + c: (G g G^T)[r][c] of the 3x3 filter of
-// (oc, ic), computed in double.
-template <int kM>
-void TransformFilter(const float *filter, int64_t out_c, int64_t in_c, int xi,
-                     std::vector<float> *u) {
-  using Mat = WinogradMatrices<kM>;
-  const int r = xi / Mat::kT;
-  const int c = xi % Mat::kT;
-  u->resize(out_c * in_c);
-  for (int64_t oc = 0; oc < out_c; ++oc) {
-    for (int64_t ic = 0; ic < in_c; ++ic) {
-      double sum = 0.0;
-      for (int a = 0; a < 3; ++a) {
-        for (int b = 0; b < 3; ++b) {
-          sum += Mat::kG[r][a] * Mat::kG[c][b] *
-                 filter[((oc * 3 + a) * 3 + b) * in_c + ic];
+// Writes the transformed filter U = G g G^T of output channels
+// [oc_begin, oc_end) (whole panels of the packed matrices) into packed[xi]
+// (xi = r * t + c), which holds U[r][c] as an in_c x out_c matrix, in
+// blocks of 16 x 16 channels: each panel's rows are filled in order.
+void TransformFilter(const WinogradTransforms &transforms, const float *filter,
+                     int64_t in_c, int64_t oc_begin, int64_t oc_end,
+                     std::vector<PackedMatrixB> *packed) {
+  const int64_t nr = (*packed)[0].nr;
+  const int64_t oc_lanes = std::min<int64_t>(kWinogradLanes, nr);
+  const size_t elements = packed->size();
+  std::vector<float *> rows(elements);
+  for (int64_t panel0 = oc_begin; panel0 < oc_end; panel0 += nr) {
+    const int64_t panel_end = std::min(panel0 + nr, oc_end);
+    for (int64_t ic0 = 0; ic0 < in_c; ic0 += kWinogradLanes) {
+      const int ic_count =
+          static_cast<int>(std::min<int64_t>(kWinogradLanes, in_c - ic0));
+      for (int64_t oc0 = panel0; oc0 < panel_end; oc0 += oc_lanes) {
+        for (size_t xi = 0; xi < elements; ++xi) {
+          PackedMatrixB &u = (*packed)[xi];
+          rows[xi] = u.values + u.Offset(ic0, oc0);
         }
+        transforms.filter(filter + oc0 * 9 * in_c + ic0, in_c,
+                          static_cast<int>(std::min(oc_lanes, panel_end - oc0)),
+                          ic_count, rows.data(), nr);
       }
-      (*u)[oc * in_c + ic] = static_cast<float>(sum);
     }
   }
 }
@@ -132,34 +138,37 @@ int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
   return CheapestWinogradTile(g, isa, {2});
 }
 
-void WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
-                        const float *filter, SgemmIsa isa, int threads) {
+bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
+                        const float *filter, SgemmIsa isa, int threads,
+                        ThreadPool *pool) {
   geo_ = geometry;
   tile_m_ = tile_m <= 2 ? 2 : tile_m <= 4 ? 4 : 6;
   tile_t_ = tile_m_ + 2;
   tiles_h_ = (geo_.out_h + tile_m_ - 1) / tile_m_;
   tiles_w_ = (geo_.out_w + tile_m_ - 1) / tile_m_;
   const int elements = tile_t_ * tile_t_;
-  packed_.assign(elements, PackedMatrixB());
-  std::vector<float> u;
-  for (int xi = 0; xi < elements; ++xi) {
-    switch (tile_m_) {
-      case 2:
-        TransformFilter<2>(filter, geo_.out_c, geo_.in_c, xi, &u);
-        break;
-      case 4:
-        TransformFilter<4>(filter, geo_.out_c, geo_.in_c, xi, &u);
-        break;
-      default:
-        TransformFilter<6>(filter, geo_.out_c, geo_.in_c, xi, &u);
-        break;
-    }
-    PackB(u.data(), geo_.in_c, geo_.out_c, true, isa, &packed_[xi]);
+  if (!AllocatePackedBs(elements, geo_.in_c, geo_.out_c, isa, &storage_,
+                        &packed_)) {
+    return false;
   }
   transforms_ = &TransformsFor(packed_[0].isa, tile_m_);
+  // Whole panels per thread: neighbouring output channels share cache
+  // lines of the packed rows.
+  const int64_t nr = packed_[0].nr;
+  auto transform = [&](int64_t panel_begin, int64_t panel_end) {
+    TransformFilter(*transforms_, filter, geo_.in_c, panel_begin * nr,
+                    std::min(panel_end * nr, geo_.out_c), &packed_);
+  };
+  const int64_t panels = (geo_.out_c + nr - 1) / nr;
+  if (pool != nullptr) {
+    pool->ParallelFor(0, panels, 1, transform);
+  } else {
+    transform(0, panels);
+  }
   block_tiles_ =
       BlockTiles(geo_, tile_m_, SgemmTileRows(packed_[0].isa), TileCount());
   slots_ = std::max(1, threads);
+  return true;
 }
 
 int64_t WinogradConv::TileCount() const {

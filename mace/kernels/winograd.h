@@ -56,9 +56,11 @@ int ChooseWinogradTile(const ConvGeometry &geometry, SgemmIsa isa);
 class WinogradConv {
  public:
   // `geometry` must satisfy WinogradApplies; tile_m is 2, 4 or 6.
-  // Transforms `filter` (OHWI) and packs it for `isa`.
-  void Init(const ConvGeometry &geometry, int tile_m, const float *filter,
-            SgemmIsa isa, int threads);
+  // Transforms `filter` (OHWI) and packs it for `isa`; false when that
+  // does not fit in memory.
+  // `pool` (may be null) shares the transform.
+  bool Init(const ConvGeometry &geometry, int tile_m, const float *filter,
+            SgemmIsa isa, int threads, ThreadPool *pool = nullptr);
 
   int64_t ScratchBytes() const;
 
@@ -81,6 +83,7 @@ class WinogradConv {
   int slots_ = 1;
   const WinogradTransforms *transforms_ = nullptr;
   std::vector<PackedMatrixB> packed_;  // per transform element: [Cin, Cout]
+  AlignedArray<float> storage_;        // the values of every packed_
 };
 
 }  // namespace kernels

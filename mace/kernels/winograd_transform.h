@@ -105,9 +105,20 @@ using WinogradOutputFn = void (*)(const WinogradTileRun &run, const float *m,
                                   const float *bias, int64_t oc_begin,
                                   int64_t oc_end, float *output);
 
+// Filter transform U = G g G^T of a block of up to 16 output channels
+// [oc0, oc0 + oc_count) by up to 16 input channels [ic0, ic0 + ic_count):
+// `filter` points at tap (0, 0) of (oc0, ic0) (OHWI: tap (a, b) of
+// (oc0 + o, ic0 + i) at filter[o * 9 * in_c + (3 * a + b) * in_c + i]), and
+// element xi of (oc0 + o, ic0 + i) goes to u[xi][i * u_stride + o], so that
+// packed rows (output channels contiguous) are written in runs.
+using WinogradFilterFn = void (*)(const float *filter, int64_t in_c,
+                                  int oc_count, int ic_count, float *const *u,
+                                  int64_t u_stride);
+
 struct WinogradTransforms {
   WinogradInputFn input;
   WinogradOutputFn output;
+  WinogradFilterFn filter;
 };
 
 // Per-ISA tables, tile_m 2, 4 or 6 (defined by the files the build has).
@@ -203,6 +214,47 @@ struct WinogradAt {
     return WinogradMatrices<kM>::kAt[i][k];
   }
 };
+
+template <int kM>
+struct WinogradG {
+  static constexpr double At(int i, int k) {
+    return WinogradMatrices<kM>::kG[i][k];
+  }
+};
+
+// The lanes are output channels, so each transformed row is one store
+// into a packed row. The taps of the block are first transposed into
+// t[tap][i][o], reading the filter in contiguous runs (gathering 16 output
+// channels straight from it would touch 144 lines a power of two apart,
+// which the L1 cannot hold): 9 moves per (oc, ic) whatever the tile size.
+template <typename IsaTag, int kM>
+void WinogradFilterTransform(const float *filter, int64_t in_c, int oc_count,
+                             int ic_count, float *const *u, int64_t u_stride) {
+  constexpr int kT = WinogradMatrices<kM>::kT;
+  float t[9][kWinogradLanes][kWinogradLanes] = {};  // [tap][i][o]
+  for (int o = 0; o < oc_count; ++o) {
+    for (int tap = 0; tap < 9; ++tap) {
+      const float *src = filter + o * 9 * in_c + tap * in_c;
+      for (int i = 0; i < ic_count; ++i) t[tap][i][o] = src[i];
+    }
+  }
+  for (int i = 0; i < ic_count; ++i) {
+    WinogradVec g[9];
+    for (int tap = 0; tap < 9; ++tap) LoadLanes(t[tap][i], &g[tap]);
+    WinogradVec transformed[kT * kT];
+    WinogradSandwich<WinogradG<kM>, kT, 3>(g, transformed);
+    for (int xi = 0; xi < kT * kT; ++xi) {
+      float *dst = u[xi] + i * u_stride;
+      if (oc_count == kWinogradLanes) {
+        StoreLanes(dst, transformed[xi]);
+      } else {
+        float lanes[kWinogradLanes];
+        StoreLanes(lanes, transformed[xi]);
+        for (int o = 0; o < oc_count; ++o) dst[o] = lanes[o];
+      }
+    }
+  }
+}
 
 template <typename IsaTag, int kM>
 void WinogradInputTransform(const WinogradTileRun &run, const float *input,
@@ -321,9 +373,12 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
 template <typename IsaTag>
 const WinogradTransforms &WinogradTransformsFor(int tile_m) {
   static const WinogradTransforms kTables[3] = {
-      {WinogradInputTransform<IsaTag, 2>, WinogradOutputTransform<IsaTag, 2>},
-      {WinogradInputTransform<IsaTag, 4>, WinogradOutputTransform<IsaTag, 4>},
-      {WinogradInputTransform<IsaTag, 6>, WinogradOutputTransform<IsaTag, 6>}};
+      {WinogradInputTransform<IsaTag, 2>, WinogradOutputTransform<IsaTag, 2>,
+       WinogradFilterTransform<IsaTag, 2>},
+      {WinogradInputTransform<IsaTag, 4>, WinogradOutputTransform<IsaTag, 4>,
+       WinogradFilterTransform<IsaTag, 4>},
+      {WinogradInputTransform<IsaTag, 6>, WinogradOutputTransform<IsaTag, 6>,
+       WinogradFilterTransform<IsaTag, 6>}};
   return kTables[tile_m <= 2 ? 0 : tile_m <= 4 ? 1 : 2];
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "mace/core/aligned_buffer.h"
 #include "mace/core/logging.h"
 #include "mace/core/net.h"
 #include "mace/core/status.h"
@@ -23,7 +24,7 @@ namespace {
 
 // One intermediate arena, shared by an engine and the engines it tutors.
 struct SharedArena {
-  std::unique_ptr<uint8_t[]> storage;
+  AlignedBuffer storage;
   uint8_t *base = nullptr;
   int64_t bytes = 0;
   uint64_t generation = 0;
@@ -31,23 +32,24 @@ struct SharedArena {
   MaceStatus Reserve(int64_t needed) {
     if (base != nullptr && needed <= bytes) return MaceStatus::MACE_SUCCESS;
     const int64_t size = std::max<int64_t>(needed, bytes);
-    storage.reset(new (std::nothrow) uint8_t[size + kArenaAlignment]);
-    if (storage == nullptr) {
+    static_assert(AlignedBuffer::kAlignment % kArenaAlignment == 0,
+                  "the arena's planned offsets assume its alignment");
+    // Never zero bytes: a null base means "not reserved yet".
+    if (!storage.Allocate(static_cast<size_t>(
+            std::max<int64_t>(size, kArenaAlignment)))) {
       base = nullptr;
       bytes = 0;
       return OutOfResources("cannot allocate the ", size,
                             "-byte intermediate arena");
     }
-    const uintptr_t raw = reinterpret_cast<uintptr_t>(storage.get());
-    base = storage.get() + (kArenaAlignment - raw % kArenaAlignment) %
-                               kArenaAlignment;
+    base = static_cast<uint8_t *>(storage.data());
     bytes = size;
     ++generation;
     return MaceStatus::MACE_SUCCESS;
   }
 
   void Release() {
-    storage.reset();
+    storage.Release();
     base = nullptr;
     bytes = 0;
     ++generation;

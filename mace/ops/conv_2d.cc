@@ -135,13 +135,17 @@ class Conv2dOp : public Operation {
     const int tile = winograd < 0 ? kernels::ChooseWinogradTile(geometry, isa)
                      : kernels::WinogradApplies(geometry) ? winograd
                                                           : 0;
-    if (tile > 0) {
-      winograd_.Init(geometry, tile, filter.data<float>(), isa, threads);
-      context->RequestScratch(winograd_.ScratchBytes());
-    } else {
-      im2col_.Init(geometry, filter.data<float>(), isa, threads);
-      context->RequestScratch(im2col_.ScratchBytes());
+    const bool packed =
+        tile > 0 ? winograd_.Init(geometry, tile, filter.data<float>(), isa,
+                                  threads, context->thread_pool())
+                 : im2col_.Init(geometry, filter.data<float>(), isa, threads,
+                                context->thread_pool());
+    if (!packed) {
+      return context->OutOfResources("cannot allocate the packed copy of ",
+                                     "filter '", filter.name(), "'");
     }
+    context->RequestScratch(tile > 0 ? winograd_.ScratchBytes()
+                                     : im2col_.ScratchBytes());
     return MaceStatus::MACE_SUCCESS;
   }
 

@@ -60,8 +60,12 @@ class FullyConnectedOp : public Operation {
     use_gemv_ = batch_ == 1 && weight.is_constant() && weight.has_data();
     if (!use_gemv_ && weight.is_constant() && weight.has_data() &&
         context->will_run()) {
-      kernels::PackB(weight.data<float>(), depth_, out_channels_, true,
-                     &packed_weight_);
+      if (!kernels::PackB(weight.data<float>(), depth_, out_channels_, true,
+                          kernels::SelectedSgemmIsa(), &packed_weight_,
+                          context->thread_pool())) {
+        return context->OutOfResources(
+            "cannot allocate the packed copy of weight '", weight.name(), "'");
+      }
     }
     return MaceStatus::MACE_SUCCESS;
   }
@@ -76,8 +80,7 @@ class FullyConnectedOp : public Operation {
     if (use_gemv_) {
       kernels::Gemv(context->input(1).data<float>(), x, bias, out_channels_,
                     depth_, y, context->thread_pool());
-      ActivateBlock(activation_, slope, 0, y, 1, out_channels_,
-                    out_channels_);
+      ActivateBlock(activation_, slope, 0, y, 1, out_channels_, out_channels_);
       return MaceStatus::MACE_SUCCESS;
     }
     if (!packed_weight_.empty()) {

@@ -227,6 +227,33 @@ TEST(ConvKernelsTest, WinogradEveryTileAndIsaMatchesFloat64) {
   }
 }
 
+// Init shares the filter packing (and Winograd's filter transform) among
+// a pool's threads by panels: several panels, an odd edge panel, groups.
+TEST(ConvKernelsTest, FilterPackedByAPoolMatchesFloat64) {
+  std::mt19937 rng(14);
+  const std::unique_ptr<ThreadPool> pool = StartPool(3);
+  const Case winograd = {1, 9, 10, 37, 71, 3, 3, 1, 1, 1, 1, 1, 1};
+  const Case grouped = {1, 6, 7, 12, 36, 3, 3, 1, 1, 1, 1, 1, 1, 3};
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    const Problem w = MakeProblem(winograd, &rng);
+    for (int tile_m : {2, 6}) {
+      WinogradConv conv;
+      ASSERT_TRUE(
+          conv.Init(w.geo, tile_m, w.filter.data(), isa, 3, pool.get()));
+      ExpectMatches(conv, w, WinogradTolerance(tile_m),
+                    std::string(SgemmIsaName(isa)) + " pool F(" +
+                        std::to_string(tile_m) + ",3) " + Describe(winograd));
+    }
+    for (const Case &c : {winograd, grouped}) {
+      const Problem p = MakeProblem(c, &rng);
+      Im2colConv conv;
+      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, pool.get()));
+      ExpectMatches(conv, p, 1e-6,
+                    std::string(SgemmIsaName(isa)) + " pool " + Describe(c));
+    }
+  }
+}
+
 // The epilogue must see every output value exactly once, after it holds
 // its final value: it counts visits and applies ReLU.
 template <typename Kernel>

@@ -205,7 +205,7 @@ TEST(SgemmTest, ForcedIsaIsUsedByDefaultPacking) {
     const float b[6] = {1, 2, 3, 4, 5, 6};
     PackB(b, 2, 3, false, &packed);
     EXPECT_EQ(packed.isa, isa);
-    EXPECT_EQ(packed.data.size() % packed.nr, 0u);
+    EXPECT_EQ(packed.size() % packed.nr, 0);
   }
   SetSgemmIsaForTesting(before);
 }

@@ -1,0 +1,135 @@
+// Packing of the SGEMM's B matrix (the weights) into the column panels the
+// micro-kernels read: see PackedMatrixB in sgemm.h.
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "mace/kernels/sgemm.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+// Rows of one transposing block: a 16 x nr block of the panel (2 KiB at
+// nr = 32) and the 16-float runs of the source rows it reads stay in L1.
+constexpr int64_t kTransposeRows = 16;
+
+// Panel columns [0, cols) from n-by-k storage: column j of B is source row
+// j, contiguous in the depth, so the panel is a transpose, done in blocks.
+void PackPanelTransposed(const float *b, int64_t k, int64_t cols, int64_t nr,
+                         float *panel) {
+  for (int64_t row0 = 0; row0 < k; row0 += kTransposeRows) {
+    const int64_t rows = std::min(kTransposeRows, k - row0);
+    for (int64_t j = 0; j < cols; ++j) {
+      const float *src = b + j * k + row0;
+      float *dst = panel + row0 * nr + j;
+      for (int64_t r = 0; r < rows; ++r) dst[r * nr] = src[r];
+    }
+  }
+}
+
+// Panel columns [0, cols) from k-by-n storage: each panel row is one run.
+void PackPanelRows(const float *b, int64_t k, int64_t n, int64_t cols,
+                   int64_t nr, float *panel) {
+  for (int64_t row = 0; row < k; ++row) {
+    std::memcpy(panel + row * nr, b + row * n, cols * sizeof(float));
+  }
+}
+
+}  // namespace
+
+int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa) {
+  const int64_t nr =
+      SgemmPanelWidth(SgemmIsaAvailable(isa) ? isa : SgemmIsa::kGeneric);
+  return (n + nr - 1) / nr * k * nr;
+}
+
+void PlacePackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
+                  PackedMatrixB *packed) {
+  const SgemmIsa used = SgemmIsaAvailable(isa) ? isa : SgemmIsa::kGeneric;
+  const int64_t nr = SgemmPanelWidth(used);
+  packed->k = k;
+  packed->n = n;
+  packed->nr = static_cast<int>(nr);
+  packed->isa = used;
+  packed->storage.Release();
+  packed->values = packed->size() > 0 ? values : nullptr;
+  const int64_t panels = (n + nr - 1) / nr;
+  const int64_t last_cols = n - (panels - 1) * nr;
+  if (packed->values != nullptr && last_cols < nr) {
+    float *last = values + (panels - 1) * k * nr;
+    for (int64_t row = 0; row < k; ++row) {
+      std::fill(last + row * nr + last_cols, last + (row + 1) * nr, 0.0f);
+    }
+  }
+}
+
+bool AllocatePackedB(int64_t k, int64_t n, SgemmIsa isa,
+                     PackedMatrixB *packed) {
+  AlignedArray<float> storage;
+  if (!storage.Allocate(static_cast<size_t>(PackedBSize(k, n, isa)))) {
+    *packed = PackedMatrixB();
+    return false;
+  }
+  PlacePackedB(k, n, isa, storage.data(), packed);
+  packed->storage = std::move(storage);
+  return true;
+}
+
+bool AllocatePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
+                      AlignedArray<float> *storage,
+                      std::vector<PackedMatrixB> *packed) {
+  packed->clear();
+  const int64_t each = PackedBSize(k, n, isa);
+  if (!storage->Allocate(static_cast<size_t>(count * each))) return false;
+  packed->resize(count);
+  for (int64_t i = 0; i < count; ++i) {
+    PlacePackedB(k, n, isa, storage->data() + i * each, &(*packed)[i]);
+  }
+  return true;
+}
+
+void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
+               ThreadPool *pool) {
+  if (packed->empty()) return;
+  const int64_t k = packed->k;
+  const int64_t n = packed->n;
+  const int64_t nr = packed->nr;
+  auto pack_panels = [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t col0 = p * nr;
+      const int64_t cols = std::min(nr, n - col0);
+      float *panel = packed->values + packed->Offset(0, col0);
+      if (b_is_n_by_k) {
+        PackPanelTransposed(b + col0 * k, k, cols, nr, panel);
+      } else {
+        PackPanelRows(b + col0, k, n, cols, nr, panel);
+      }
+    }
+  };
+  const int64_t panels = (n + nr - 1) / nr;
+  if (pool != nullptr) {
+    // A panel of a few KiB is not worth a hand-off.
+    const int64_t grain =
+        std::max<int64_t>(1, 16384 / std::max<int64_t>(k * nr, 1));
+    pool->ParallelFor(0, panels, grain, pack_panels);
+  } else {
+    pack_panels(0, panels);
+  }
+}
+
+bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
+           PackedMatrixB *packed, ThreadPool *pool) {
+  if (!AllocatePackedB(k, n, isa, packed)) return false;
+  PackBInto(b, b_is_n_by_k, packed, pool);
+  return true;
+}
+
+bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,
+           PackedMatrixB *packed) {
+  return PackB(b, k, n, b_is_n_by_k, SelectedSgemmIsa(), packed);
+}
+
+}  // namespace kernels
+}  // namespace mace
