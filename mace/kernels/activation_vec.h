@@ -9,8 +9,8 @@
 // a NaN in a yields b, as the reference loops' comparisons do), Min, Abs,
 // SelectLess(a, b, t, f) = a < b ? t : f, Round (to nearest integer),
 // Pow2(n) = 2^n for an integral n in [-126, 127], and
-// kLibmTranscendentals: when true, SigmoidLanes / TanhLanes through the C
-// library replace the polynomial approximations below.
+// kLibmTranscendentals: when true, SigmoidLanes / TanhLanes / ExpLanes
+// through the C library replace the polynomial approximations below.
 //
 // Every definition here has internal linkage (an unnamed namespace): each
 // per-ISA file gets its own copy built with its own flags, so the linker can
@@ -134,6 +134,9 @@ struct VecGeneric {
   }
   static T TanhLanes(T a) {
     return Map([&](int i) { return std::tanh(a.v[i]); });
+  }
+  static T ExpLanes(T a) {
+    return Map([&](int i) { return std::exp(a.v[i]); });
   }
 };
 
@@ -265,13 +268,16 @@ struct VecNeon {
 };
 #endif  // __aarch64__
 
-// exp(x) as Cephes' expf: x = n ln2 + r, exp(r) by a degree-6 polynomial,
-// 2^n from the exponent bits. Clamped so 2^n stays a normal float: results
-// below 2^-126 come out as about 1.2e-38, above e^88 as e^88.
+// The range ExpInRange accepts: 2^n stays a normal float inside it.
+constexpr float kExpLowest = -87.33654f;
+constexpr float kExpHighest = 88.0f;
+
+// exp(x) as Cephes' expf (~2 ulp): x = n ln2 + r, exp(r) by a degree-6
+// polynomial, 2^n from the exponent bits. x must lie in [kExpLowest,
+// kExpHighest] or be NaN (which gives NaN on the SIMD types).
 template <class V>
-inline typename V::T Exp(typename V::T x) {
+inline typename V::T ExpInRange(typename V::T x) {
   using T = typename V::T;
-  x = V::Min(V::Max(x, V::Set1(-87.33654f)), V::Set1(88.0f));
   const T n = V::Round(V::Mul(x, V::Set1(1.44269504088896341f)));
   // ln2 in two parts, so n * ln2 is subtracted without rounding error.
   x = V::Fma(n, V::Set1(-0.693359375f), x);
@@ -284,6 +290,14 @@ inline typename V::T Exp(typename V::T x) {
   p = V::Fma(p, x, V::Set1(5.0000001201e-1f));
   p = V::Fma(p, V::Mul(x, x), V::Add(x, V::Set1(1.0f)));
   return V::Mul(p, V::Pow2(n));
+}
+
+// exp(x) clamped so 2^n stays a normal float: results below 2^-126 come out
+// as about 1.2e-38, above e^88 as e^88.
+template <class V>
+inline typename V::T Exp(typename V::T x) {
+  return ExpInRange<V>(
+      V::Min(V::Max(x, V::Set1(kExpLowest)), V::Set1(kExpHighest)));
 }
 
 template <class V>

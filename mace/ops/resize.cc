@@ -25,11 +25,15 @@
 //      src - floor(src).
 //    nearest: align_corners: round(o * scale); half_pixel_centers:
 //      floor((o + 0.5) * scale); else floor(o * scale); clamped to the input.
+// The per-pixel arithmetic runs in the vector kernels
+// (mace/kernels/resize.h), in TensorFlow's order of operations: lerp along
+// x on both rows, then along y.
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "mace/kernels/resize.h"
 #include "mace/ops/common/move_util.h"
 #include "mace/ops/op_registry.h"
 
@@ -181,30 +185,18 @@ class ResizeOp : public Operation {
   MaceStatus Run(OpContext *context) override {
     const Tensor &input = context->input(0);
     Tensor *output = context->output(0);
-    const int64_t batch = input.dim(0), in_h = input.dim(1);
-    const int64_t in_w = input.dim(2), channels = input.dim(3);
-    const int64_t out_h = output->dim(1), out_w = output->dim(2);
-    if (output->size() == 0) return MaceStatus::MACE_SUCCESS;
-    const float *x = input.data<float>();
-    float *y = output->mutable_data<float>();
-    const int64_t row_size = out_w * channels;
-    context->thread_pool()->ParallelFor(
-        0, batch * out_h, std::max<int64_t>(1, 4096 / row_size),
-        [&](int64_t begin, int64_t end) {
-          for (int64_t r = begin; r < end; ++r) {
-            const int64_t n = r / out_h, oy = r % out_h;
-            const float *image = x + n * in_h * in_w * channels;
-            float *dst = y + r * row_size;
-            if (nearest_) {
-              NearestRow(image + rows_.lower[oy] * in_w * channels, channels,
-                         dst);
-            } else {
-              BilinearRow(image + rows_.lower[oy] * in_w * channels,
-                          image + rows_.upper[oy] * in_w * channels,
-                          rows_.lerp[oy], channels, dst);
-            }
-          }
-        });
+    kernels::ResizeShape shape;
+    shape.batch = input.dim(0);
+    shape.in_h = input.dim(1);
+    shape.in_w = input.dim(2);
+    shape.channels = input.dim(3);
+    shape.out_h = output->dim(1);
+    shape.out_w = output->dim(2);
+    kernels::Resize(nearest_ ? kernels::ResizeKind::kNearest
+                             : kernels::ResizeKind::kBilinear,
+                    shape, KernelAxis(rows_), KernelAxis(cols_),
+                    input.data<float>(), output->mutable_data<float>(),
+                    context->thread_pool());
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -324,30 +316,12 @@ class ResizeOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
-  void NearestRow(const float *src_row, int64_t channels, float *dst) const {
-    const int64_t out_w = static_cast<int64_t>(cols_.lower.size());
-    for (int64_t ox = 0; ox < out_w; ++ox) {
-      const float *src = src_row + cols_.lower[ox] * channels;
-      for (int64_t c = 0; c < channels; ++c) dst[ox * channels + c] = src[c];
-    }
-  }
-
-  // TensorFlow's order of operations: lerp along x on both rows, then y.
-  void BilinearRow(const float *top_row, const float *bottom_row, float ly,
-                   int64_t channels, float *dst) const {
-    const int64_t out_w = static_cast<int64_t>(cols_.lower.size());
-    for (int64_t ox = 0; ox < out_w; ++ox) {
-      const int64_t l = cols_.lower[ox] * channels;
-      const int64_t u = cols_.upper[ox] * channels;
-      const float lx = cols_.lerp[ox];
-      for (int64_t c = 0; c < channels; ++c) {
-        const float top =
-            top_row[l + c] + (top_row[u + c] - top_row[l + c]) * lx;
-        const float bottom =
-            bottom_row[l + c] + (bottom_row[u + c] - bottom_row[l + c]) * lx;
-        dst[ox * channels + c] = top + (bottom - top) * ly;
-      }
-    }
+  static kernels::ResizeAxis KernelAxis(const AxisMap &map) {
+    kernels::ResizeAxis axis;
+    axis.lower = map.lower.data();
+    axis.upper = map.upper.data();
+    axis.lerp = map.lerp.data();
+    return axis;
   }
 
   bool nearest_;

@@ -1,0 +1,16 @@
+// resize_generic: the resize row kernels on portable 4-lane vectors (the
+// compiler's baseline SIMD).
+
+#include "mace/kernels/resize_impl.h"
+
+namespace mace {
+namespace kernels {
+
+const ResizeKernels &ResizeKernelsGeneric() {
+  static const ResizeKernels kKernels =
+      MakeResizeKernels<VecGeneric>("resize_generic");
+  return kKernels;
+}
+
+}  // namespace kernels
+}  // namespace mace

@@ -1,0 +1,16 @@
+// softmax_generic: the softmax kernels on portable 4-lane vectors (the
+// compiler's baseline SIMD).
+
+#include "mace/kernels/softmax_impl.h"
+
+namespace mace {
+namespace kernels {
+
+const SoftmaxKernels &SoftmaxKernelsGeneric() {
+  static const SoftmaxKernels kKernels =
+      MakeSoftmaxKernels<VecGeneric>("softmax_generic");
+  return kKernels;
+}
+
+}  // namespace kernels
+}  // namespace mace
