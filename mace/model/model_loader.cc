@@ -154,8 +154,11 @@ MaceStatus SortOps(NetDef *net, const std::map<std::string, int> &producer) {
       }
     }
   }
+  bool in_order = true;
+  for (int i = 0; i < n && in_order; ++i) in_order = order[i] == i;
+  if (in_order) return MaceStatus::MACE_SUCCESS;  // as converters write them
   google::protobuf::RepeatedPtrField<OperatorDef> sorted;
-  for (int index : order) *sorted.Add() = net->op(index);
+  for (int index : order) sorted.Add()->Swap(net->mutable_op(index));
   net->mutable_op()->Swap(&sorted);
   return MaceStatus::MACE_SUCCESS;
 }

@@ -109,9 +109,16 @@ struct StridedView {
   int64_t base = 0;
 };
 
-// Copies the view into the dense row-major output. Rows (all dims but the
-// last) are split across threads; each row finds its input offset once, so
-// the inner loop is a plain strided copy.
+// Output rows per block of StridedCopy: a block reads kStridedBlock
+// consecutive rows of every output column, so a transpose whose rows are
+// contiguous in the input (NCHW -> NHWC) reads each column's sources in
+// runs instead of element by element.
+constexpr int64_t kStridedBlock = 16;
+
+// Copies the view into the dense row-major output, in blocks of rows of
+// the last two dims shared among the pool's threads; each block finds its
+// input offset once, so the inner loops are plain strided copies.
+
 template <typename T>
 void StridedCopy(const StridedView &view, const T *in, T *out,
                  ThreadPool *pool) {
@@ -120,31 +127,48 @@ void StridedCopy(const StridedView &view, const T *in, T *out,
     out[0] = in[view.base];
     return;
   }
+  // The last two dims form a 2-D block (rows x inner); the dims before them
+  // are walked with division once per block, never per element.
   const int64_t inner = view.dims[rank - 1];
   const int64_t inner_step = view.steps[rank - 1];
-  int64_t rows = 1;
-  for (int k = 0; k + 1 < rank; ++k) rows *= view.dims[k];
-  if (inner == 0 || rows == 0) return;
+  const int64_t rows = rank >= 2 ? view.dims[rank - 2] : 1;
+  const int64_t row_step = rank >= 2 ? view.steps[rank - 2] : 0;
+  const int outer_rank = std::max(rank - 2, 0);
+  int64_t outer = 1;
+  for (int k = 0; k < outer_rank; ++k) outer *= view.dims[k];
+  if (inner == 0 || rows == 0 || outer == 0) return;
+  const int64_t row_blocks = (rows + kStridedBlock - 1) / kStridedBlock;
   const StridedView *v = &view;
-  pool->ParallelFor(
-      0, rows, std::max<int64_t>(1, 4096 / inner),
-      [v, in, out, rank, inner, inner_step](int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-          int64_t offset = v->base;
-          int64_t rest = row;
-          for (int k = rank - 2; k >= 0; --k) {
-            offset += (rest % v->dims[k]) * v->steps[k];
-            rest /= v->dims[k];
-          }
-          const T *src = in + offset;
-          T *dst = out + row * inner;
-          if (inner_step == 1) {
-            std::memcpy(dst, src, inner * sizeof(T));
-          } else {
-            for (int64_t j = 0; j < inner; ++j) dst[j] = src[j * inner_step];
+  auto copy_blocks = [=](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t index = task / row_blocks;
+      const int64_t row0 = task % row_blocks * kStridedBlock;
+      const int64_t count = std::min(kStridedBlock, rows - row0);
+      int64_t offset = v->base + row0 * row_step;
+      int64_t rest = index;
+      for (int k = outer_rank - 1; k >= 0; --k) {
+        offset += (rest % v->dims[k]) * v->steps[k];
+        rest /= v->dims[k];
+      }
+      const T *src = in + offset;
+      T *dst = out + (index * rows + row0) * inner;
+      if (inner_step == 1) {
+        for (int64_t r = 0; r < count; ++r) {
+          std::memcpy(dst + r * inner, src + r * row_step, inner * sizeof(T));
+        }
+      } else {
+        for (int64_t j = 0; j < inner; ++j) {
+          const T *column = src + j * inner_step;
+          for (int64_t r = 0; r < count; ++r) {
+            dst[r * inner + j] = column[r * row_step];
           }
         }
-      });
+      }
+    }
+  };
+  const int64_t per_task = std::min(kStridedBlock, rows) * inner;
+  pool->ParallelFor(0, outer * row_blocks,
+                    std::max<int64_t>(1, 16384 / per_task), copy_blocks);
 }
 
 // StridedCopy from input 0 to output 0 of `context`, by their dtype (float
