@@ -63,6 +63,7 @@ void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
   const int64_t in_per_group = g.in_c / g.groups;
   const int64_t pixels_per_image = g.out_h * g.out_w;
   const size_t run_bytes = in_per_group * sizeof(float);
+  const bool whole_rows_contiguous = g.groups == 1 && g.dilation_w == 1;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t pixel = pixel0 + r;
     const int64_t n = pixel / pixels_per_image;
@@ -79,6 +80,14 @@ void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
         continue;
       }
       const float *row = image + ih * g.in_w * g.in_c;
+      const int64_t iw0 = ow * g.stride_w - g.pad_left;
+      if (whole_rows_contiguous && iw0 >= 0 && iw0 + g.kernel_w <= g.in_w) {
+        // The window's row is one run of the input (few channels, as an
+        // RGB stem's 3, would otherwise cost a call per tap).
+        std::memcpy(dst, row + iw0 * g.in_c, g.kernel_w * run_bytes);
+        dst += g.kernel_w * in_per_group;
+        continue;
+      }
       for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
         const int64_t iw = ow * g.stride_w - g.pad_left + kw * g.dilation_w;
         if (iw < 0 || iw >= g.in_w) {
