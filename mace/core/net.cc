@@ -50,8 +50,8 @@ MaceStatus Net::Init(NetDef net, const unsigned char *weights,
   return MaceStatus::MACE_SUCCESS;
 }
 
-MaceStatus Net::LoadTensors(const unsigned char *weights,
-                            int64_t weights_size, bool *weights_borrowed) {
+MaceStatus Net::LoadTensors(const unsigned char *weights, int64_t weights_size,
+                            bool *weights_borrowed) {
   bool any_borrowed = false;
   for (const ConstTensor &proto : net_.tensors()) {
     auto tensor = std::make_unique<Tensor>();
@@ -62,9 +62,9 @@ MaceStatus Net::LoadTensors(const unsigned char *weights,
     tensors_[proto.name()] = std::move(tensor);
   }
   for (const InputOutputInfo &info : net_.input_info()) {
-    tensors_[info.name()] = std::make_unique<Tensor>(
-        info.name(), info.data_type(),
-        Shape(info.dims().begin(), info.dims().end()));
+    tensors_[info.name()] =
+        std::make_unique<Tensor>(info.name(), info.data_type(),
+                                 Shape(info.dims().begin(), info.dims().end()));
     input_formats_[info.name()] = info.data_format();
   }
   if (weights_borrowed != nullptr) *weights_borrowed = any_borrowed;
@@ -139,13 +139,16 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
   const std::set<std::string> fed(inputs_.begin(), inputs_.end());
   for (int index : ops) {
     const OperatorDef &def = net_.op(index);
-    const std::string label = StrCat("op '", def.name(), "' (", def.type(),
-                                     ")");
+    // Built only for an error: a small model's load is dominated by such
+    // per-op allocations.
+    auto label = [&def] {
+      return StrCat("op '", def.name(), "' (", def.type(), ")");
+    };
     std::vector<Tensor *> inputs;
     bool all_constant = true;
     for (const std::string &name : def.input()) {
       if (input_formats_.count(name) && !fed.count(name)) {
-        return InvalidArgs(label, " needs model input '", name,
+        return InvalidArgs(label(), " needs model input '", name,
                            "', which is not among the engine's inputs");
       }
       Tensor *tensor = tensors_.at(name).get();
@@ -161,15 +164,15 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
     Step step;
     step.op = op_factory(def.type());
     if (step.op == nullptr) {
-      return Unsupported(label, ": unknown op type");
+      return Unsupported(label(), ": unknown op type");
     }
-    step.context = std::make_unique<OpContext>(def, inputs, outputs,
-                                               thread_pool);
+    step.context =
+        std::make_unique<OpContext>(def, inputs, outputs, thread_pool);
     MACE_RETURN_IF_ERROR(step.op->Prepare(step.context.get()));
     for (Tensor *output : outputs) {
       if (output->size() < 0 || DataTypeSize(output->dtype()) == 0 ||
           output->bytes() > kMaxTensorBytes) {
-        return InvalidArgs(label, ": output '", output->name(),
+        return InvalidArgs(label(), ": output '", output->name(),
                            "' has invalid shape ",
                            ShapeToString(output->shape()), " or type ",
                            DataTypeName(output->dtype()));
@@ -247,8 +250,7 @@ void Net::PlanBuffers() {
       const Tensor *input0 =
           context->num_inputs() > 0 ? &context->input(0) : nullptr;
       int buffer = -1;
-      if (j == 0 && input0 != nullptr &&
-          memory == OutputMemory::kAliasInput0) {
+      if (j == 0 && input0 != nullptr && memory == OutputMemory::kAliasInput0) {
         auto it = buffer_of.find(input0);
         if (it == buffer_of.end()) continue;  // rebound from input at Run
         buffer = it->second;
@@ -351,10 +353,9 @@ OperatorStats Net::DescribeStep(const Step &step) {
     }
   }
   for (int k : IntsArg(def, "kernels")) stats.args.kernels.push_back(k);
-  const bool has_filter = def.type() == "Conv2D" ||
-                          def.type() == "DepthwiseConv2d" ||
-                          def.type() == "Deconv2D" ||
-                          def.type() == "DepthwiseDeconv2d";
+  const bool has_filter =
+      def.type() == "Conv2D" || def.type() == "DepthwiseConv2d" ||
+      def.type() == "Deconv2D" || def.type() == "DepthwiseDeconv2d";
   if (has_filter && context.num_inputs() > 1) {
     stats.args.kernels = context.input(1).shape();
   }

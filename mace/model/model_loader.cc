@@ -1,10 +1,9 @@
 #include "mace/model/model_loader.h"
 
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "mace/core/status.h"
 #include "mace/core/types.h"
@@ -14,8 +13,8 @@ namespace mace {
 namespace {
 
 std::string OpLabel(const OperatorDef &op, int index) {
-  return StrCat("op '", op.name().empty() ? "#" + std::to_string(index)
-                                          : op.name(),
+  return StrCat("op '",
+                op.name().empty() ? "#" + std::to_string(index) : op.name(),
                 "' (", op.type(), ")");
 }
 
@@ -31,9 +30,8 @@ MaceStatus TensorByteRange(const ConstTensor &tensor, const NetDef &net,
   }
   *bytes = count * element_size;
   if (tensor.offset() < 0 || tensor.offset() > weights_size) {
-    return InvalidArgs("tensor '", tensor.name(), "': offset ",
-                       tensor.offset(), " lies outside the weights (",
-                       weights_size, " bytes)");
+    return InvalidArgs("tensor '", tensor.name(), "': offset ", tensor.offset(),
+                       " lies outside the weights (", weights_size, " bytes)");
   }
   *begin = int64_t{net.data_offset()} + tensor.offset();
   if (*begin > weights_size || *bytes > weights_size - *begin) {
@@ -54,7 +52,10 @@ MaceStatus ValidateTensor(const ConstTensor &tensor, const NetDef &net,
                        ShapeToString(dims), " are negative or overflow");
   }
   switch (tensor.data_type()) {
-    case DT_FLOAT: case DT_HALF: case DT_BFLOAT16: case DT_INT32:
+    case DT_FLOAT:
+    case DT_HALF:
+    case DT_BFLOAT16:
+    case DT_INT32:
     case DT_UINT8:
       break;
     default:
@@ -207,14 +208,15 @@ MaceStatus ParseModelGraph(const unsigned char *bytes, size_t size,
   return InvalidArgs("model graph has no ops");
 }
 
-MaceStatus ValidateModel(NetDef *net, int64_t weights_size,
-                         const std::function<bool(const std::string &)> &is_known_op) {
+MaceStatus ValidateModel(
+    NetDef *net, int64_t weights_size,
+    const std::function<bool(const std::string &)> &is_known_op) {
   if (net->op_size() == 0) return InvalidArgs("model graph has no ops");
   if (net->data_offset() < 0 || net->data_size() < 0 ||
       int64_t{net->data_offset()} > weights_size) {
-    return InvalidArgs("net data_offset ", net->data_offset(),
-                       " / data_size ", net->data_size(),
-                       " do not fit the weights (", weights_size, " bytes)");
+    return InvalidArgs("net data_offset ", net->data_offset(), " / data_size ",
+                       net->data_size(), " do not fit the weights (",
+                       weights_size, " bytes)");
   }
   std::set<std::string> defined;
   for (const ConstTensor &tensor : net->tensors()) {
@@ -235,8 +237,7 @@ MaceStatus ValidateModel(NetDef *net, int64_t weights_size,
     const OperatorDef &op = net->op(i);
     if (op.type().empty()) return InvalidArgs("op #", i, " has no type");
     if (!is_known_op(op.type())) {
-      return Unsupported(OpLabel(op, i), ": unknown op type '", op.type(),
-                         "'");
+      return Unsupported(OpLabel(op, i), ": unknown op type '", op.type(), "'");
     }
     if (op.output_size() == 0) {
       return InvalidArgs(OpLabel(op, i), " has no outputs");
@@ -322,12 +323,27 @@ MaceStatus LoadConstTensor(const ConstTensor &proto, const NetDef &net,
 }
 
 MaceStatus ReadFileToString(const std::string &path, std::string *contents) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return InvalidArgs("cannot open '", path, "'");
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad()) return RuntimeError("failed reading '", path, "'");
-  *contents = buffer.str();
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return InvalidArgs("cannot open '", path, "'");
+  // Straight into the string when the size is known (streaming it through
+  // std::ostringstream copied it twice); then whatever follows, if the
+  // file grew meanwhile.
+  size_t size = 0;
+  if (std::fseek(file, 0, SEEK_END) == 0) {
+    const long end = std::ftell(file);
+    if (end > 0) size = static_cast<size_t>(end);
+    std::rewind(file);
+  }
+  contents->resize(size);
+  size_t total = size > 0 ? std::fread(&(*contents)[0], 1, size, file) : 0;
+  contents->resize(total);
+  char chunk[4096];
+  for (size_t read; (read = std::fread(chunk, 1, sizeof(chunk), file)) > 0;) {
+    contents->append(chunk, read);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return RuntimeError("failed reading '", path, "'");
   return MaceStatus::MACE_SUCCESS;
 }
 
