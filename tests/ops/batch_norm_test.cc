@@ -100,20 +100,25 @@ TEST(BatchNormTest, DefaultEpsilonIsMaces) {
   EXPECT_TRUE(AllClose(t.output(0).floats, ReferenceBn(x, p, 1e-4, 0)));
 }
 
+// The second shape spans several thread chunks of rows, with channels
+// that are not a multiple of any vector width.
 TEST(BatchNormTest, FusedReluXClampsResult) {
-  const std::vector<int64_t> shape = {2, 4, 3, 7};
-  const auto x = RandomFloats(Product(shape), -3, 3, 57);
-  const BnParams p = RandomParams(7, false);
-  OpTester t("BatchNorm");
-  t.Input("x", shape, x);
-  AddParams(&t, p);
-  t.Output("y")
-      .ArgFloat("epsilon", 1e-3f)
-      .ArgString("activation", "RELUX")
-      .ArgFloat("max_limit", 1.5f)
-      .Threads(2);
-  ASSERT_EQ(t.Run().code(), MaceStatus::MACE_SUCCESS);
-  EXPECT_TRUE(AllClose(t.output(0).floats, ReferenceBn(x, p, 1e-3, 1.5)));
+  for (const std::vector<int64_t> &shape :
+       {std::vector<int64_t>{2, 4, 3, 7},
+        std::vector<int64_t>{1, 19, 23, 37}}) {
+    const auto x = RandomFloats(Product(shape), -3, 3, 57);
+    const BnParams p = RandomParams(shape.back(), false);
+    OpTester t("BatchNorm");
+    t.Input("x", shape, x);
+    AddParams(&t, p);
+    t.Output("y")
+        .ArgFloat("epsilon", 1e-3f)
+        .ArgString("activation", "RELUX")
+        .ArgFloat("max_limit", 1.5f)
+        .Threads(2);
+    ASSERT_EQ(t.Run().code(), MaceStatus::MACE_SUCCESS);
+    EXPECT_TRUE(AllClose(t.output(0).floats, ReferenceBn(x, p, 1e-3, 1.5)));
+  }
 }
 
 TEST(BatchNormTest, Float16ParametersCloseToReference) {
@@ -223,8 +228,8 @@ TEST(BatchNormTest, FusedPReluMatchesReference) {
         const MaceStatus status = t.Run();
         ASSERT_EQ(status.code(), MaceStatus::MACE_SUCCESS)
             << status.information();
-        EXPECT_TRUE(AllClose(t.output(0).floats,
-                             ReferencePReluBn(x, p, 1e-3, slope)));
+        EXPECT_TRUE(
+            AllClose(t.output(0).floats, ReferencePReluBn(x, p, 1e-3, slope)));
       }
     }
   }
