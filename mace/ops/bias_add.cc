@@ -42,10 +42,12 @@ class BiasAddOp : public Operation {
           for (int64_t p = begin; p < end; ++p) {
             const float *xp = x + p * channels;
             float *yp = y + p * channels;
-            for (int64_t c = 0; c < channels; ++c) {
-              yp[c] = Activate(act, xp[c] + bias[c]);
-            }
+            for (int64_t c = 0; c < channels; ++c) yp[c] = xp[c] + bias[c];
           }
+          // The activation kernel on the chunk while it is in cache (a
+          // per-value Activate() call does not vectorise).
+          ActivateBlock(act, PReluSlope(), 0, y + begin * channels,
+                        end - begin, channels, channels);
         });
     return MaceStatus::MACE_SUCCESS;
   }

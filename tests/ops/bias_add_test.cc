@@ -56,6 +56,7 @@ TEST(BiasAddTest, OtherRanksAddAlongTheLastAxis) {
 
 TEST(BiasAddTest, FusedTanhMatchesReference) {
   CheckBiasAdd({2, 4, 5, 3}, 2, true);
+  CheckBiasAdd({2, 24, 24, 37}, 2, true);  // several chunks, odd channels
 }
 
 TEST(BiasAddTest, RuntimeBiasMatchesReference) {
