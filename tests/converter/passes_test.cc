@@ -1036,6 +1036,54 @@ TEST(SinkTransposesTest, LeavesATransposeWithSeveralReaders) {
       SinkTransposes);
 }
 
+// DenseNet's blocks: every feature (an NHWC op's output transposed back
+// to NCHW) is read by each later concat, and each concat's output only by
+// the transpose to NHWC of the next layer. All the concats sink and every
+// transpose cancels, though no input transpose has a single reader.
+TEST(SinkTransposesTest, ConcatChainOverSharedFeaturesLosesEveryTranspose) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Tanh(graph, "f0", "x");
+        Transpose(graph, "f0_nchw", "f0", kToNchw);
+        Op(graph, "Concat", "cat1", {"f0_nchw"}, {OpArg::Int("axis", 1)});
+        Transpose(graph, "cat1_nhwc", "cat1", kToNhwc);
+        Tanh(graph, "f1", "cat1_nhwc");
+        Transpose(graph, "f1_nchw", "f1", kToNchw);
+        Op(graph, "Concat", "cat2", {"f0_nchw", "f1_nchw"},
+           {OpArg::Int("axis", 1)});
+        Transpose(graph, "cat2_nhwc", "cat2", kToNhwc);
+        Tanh(graph, "f2", "cat2_nhwc");
+        Transpose(graph, "f2_nchw", "f2", kToNchw);
+        Op(graph, "Concat", "cat3", {"f0_nchw", "f1_nchw", "f2_nchw"},
+           {OpArg::Int("axis", 1)});
+        Transpose(graph, "cat3_nhwc", "cat3", kToNhwc);
+        Tanh(graph, "y", "cat3_nhwc");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp},
+      {"Activation", "Concat", "Activation", "Concat", "Activation", "Concat",
+       "Activation"});
+}
+
+// A shared input transpose stays for its other readers, so sinking the op
+// would add a transpose unless its output feeds only transposes.
+TEST(SinkTransposesTest, LeavesASharedTransposeWhenTheOutputFeedsOtherOps) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "a", {1, 4, 5, 3});
+        Input(graph, "b", {1, 4, 5, 2});
+        Transpose(graph, "ta", "a", kToNchw);
+        Transpose(graph, "tb", "b", kToNchw);
+        Op(graph, "Concat", "cat", {"ta", "tb"}, {OpArg::Int("axis", 1)});
+        Tanh(graph, "y", "cat");
+        Tanh(graph, "z", "ta");
+        Output(graph, "y");
+        Output(graph, "z");
+      },
+      SinkTransposes);
+}
+
 TEST(TransposeToReshapeTest, MovingOnlyUnitDimsIsAReshape) {
   ExpectRewrite(
       [](GraphBuilder *graph) {

@@ -23,10 +23,17 @@ bool IsElementwise(const OperatorDef &op) {
   return op.type() == "Eltwise";
 }
 
-// The transpose op feeding `tensor` when it feeds nothing else.
+// The transpose op feeding `tensor` (an input of ops[consumer]) when the
+// sunk copy can replace it without adding work: it feeds nothing else but
+// transposes (which keep reading it and compose with it in
+// CancelTransposes), or `shared_ok`: the op's own output feeds only
+// transposes, so the sunk copy composes with those and the transpose may
+// stay for its other consumers. The latter sinks DenseNet's concats, whose
+// NCHW inputs each feed every later concat of the block.
 int SoleTranspose(const std::vector<OperatorDef> &ops,
                   const std::map<std::string, std::vector<size_t>> &consumers,
-                  const GraphBuilder &graph, const std::string &tensor) {
+                  const GraphBuilder &graph, const std::string &tensor,
+                  size_t consumer, bool shared_ok) {
   const int producer = ProducerOf(ops, tensor);
   if (producer < 0 || ops[producer].type() != "Transpose") return -1;
   // A transpose of a transpose is CancelTransposes' job; sinking it would
@@ -34,7 +41,12 @@ int SoleTranspose(const std::vector<OperatorDef> &ops,
   const int source = ProducerOf(ops, ops[producer].input(0));
   if (source >= 0 && ops[source].type() == "Transpose") return -1;
   auto it = consumers.find(tensor);
-  if (it == consumers.end() || it->second.size() != 1) return -1;
+  if (it == consumers.end()) return -1;
+  for (size_t other : it->second) {
+    if (other != consumer && ops[other].type() != "Transpose" && !shared_ok) {
+      return -1;
+    }
+  }
   if (graph.IsGraphOutput(tensor)) return -1;
   return producer;
 }
@@ -73,14 +85,25 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
   const OperatorDef &op = ops[index];
   const bool concat = op.type() == "Concat";
-  if ((!IsElementwise(op) && !concat) || op.output_size() != 1) return
-      MaceStatus::MACE_SUCCESS;
+  if ((!IsElementwise(op) && !concat) || op.output_size() != 1)
+    return MaceStatus::MACE_SUCCESS;
   const auto consumers = ConsumersOf(ops);
+  bool output_feeds_transposes = !graph->IsGraphOutput(op.output(0));
+  auto users = consumers.find(op.output(0));
+  if (users == consumers.end()) {
+    output_feeds_transposes = false;
+  } else {
+    for (size_t user : users->second) {
+      output_feeds_transposes =
+          output_feeds_transposes && ops[user].type() == "Transpose";
+    }
+  }
   std::vector<int64_t> perm;
   std::vector<int> transposes(op.input_size(), -1);
   for (int i = 0; i < op.input_size(); ++i) {
     if (graph->IsConstant(op.input(i)) && !concat) continue;
-    transposes[i] = SoleTranspose(ops, consumers, *graph, op.input(i));
+    transposes[i] = SoleTranspose(ops, consumers, *graph, op.input(i), index,
+                                  output_feeds_transposes);
     if (transposes[i] < 0) return MaceStatus::MACE_SUCCESS;
     const std::vector<int64_t> this_perm = IntsArg(ops[transposes[i]], "dims");
     if (!perm.empty() && this_perm != perm) return MaceStatus::MACE_SUCCESS;
@@ -100,7 +123,8 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
     }
   }
   OperatorDef moved = ops[index];
-  for (int i = 0; i < moved.input_size(); ++i) moved.set_input(i, new_inputs[i]);
+  for (int i = 0; i < moved.input_size(); ++i)
+    moved.set_input(i, new_inputs[i]);
   if (concat) {
     int64_t axis = IntArg(moved, "axis", 0);
     if (axis < 0) axis += static_cast<int64_t>(perm.size());
