@@ -1066,6 +1066,27 @@ TEST(SinkTransposesTest, ConcatChainOverSharedFeaturesLosesEveryTranspose) {
        "Activation"});
 }
 
+// Inception's average pools: an ONNX Pad on NCHW data between layout
+// transposes becomes a Pad of the NHWC data with its paddings permuted.
+TEST(SinkTransposesTest, PadMovesBelowWithItsPaddingsPermuted) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t1", "x", kToNchw);
+        Op(graph, "Pad", "pad", {"t1"},
+           {OpArg::Ints("paddings", {0, 0, 0, 0, 1, 2, 3, 0})});
+        Transpose(graph, "t2", "pad", kToNhwc);
+        Tanh(graph, "y", "t2");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp}, {"Pad", "Activation"});
+  const Argument *paddings = Arg(OpAt(net, 0), "paddings");
+  ASSERT_NE(paddings, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(paddings->ints().begin(),
+                                 paddings->ints().end()),
+            (std::vector<int64_t>{0, 0, 1, 2, 3, 0, 0, 0}));
+}
+
 // A shared input transpose stays for its other readers, so sinking the op
 // would add a transpose unless its output feeds only transposes.
 TEST(SinkTransposesTest, LeavesASharedTransposeWhenTheOutputFeedsOtherOps) {

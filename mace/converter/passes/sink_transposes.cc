@@ -1,4 +1,5 @@
-// Moves a Transpose below the elementwise op or concat that consumes it:
+// Moves a Transpose below the elementwise op, concat or pad that consumes
+// it:
 //   T(x) → U → y   becomes   U(x) → T → y
 // The frontends wrap every NHWC op in transposes; sinking lets each
 // trailing transpose meet the next op's leading one, where
@@ -85,8 +86,12 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
   const OperatorDef &op = ops[index];
   const bool concat = op.type() == "Concat";
-  if ((!IsElementwise(op) && !concat) || op.output_size() != 1)
+  // Pad (one input, its paddings an argument) moves like an elementwise op
+  // with its paddings permuted: Inception's average pools are ONNX Pads.
+  const bool pad = op.type() == "Pad" && op.input_size() == 1;
+  if ((!IsElementwise(op) && !concat && !pad) || op.output_size() != 1) {
     return MaceStatus::MACE_SUCCESS;
+  }
   const auto consumers = ConsumersOf(ops);
   bool output_feeds_transposes = !graph->IsGraphOutput(op.output(0));
   auto users = consumers.find(op.output(0));
@@ -125,6 +130,17 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   OperatorDef moved = ops[index];
   for (int i = 0; i < moved.input_size(); ++i)
     moved.set_input(i, new_inputs[i]);
+  if (pad) {
+    // Dim d of the transposed tensor is dim perm[d] of the untransposed one.
+    const std::vector<int64_t> pads = IntsArg(moved, "paddings");
+    if (pads.size() != 2 * perm.size()) return MaceStatus::MACE_SUCCESS;
+    std::vector<int64_t> moved_pads(pads.size());
+    for (size_t d = 0; d < perm.size(); ++d) {
+      moved_pads[2 * perm[d]] = pads[2 * d];
+      moved_pads[2 * perm[d] + 1] = pads[2 * d + 1];
+    }
+    SetIntsArg(&moved, "paddings", moved_pads);
+  }
   if (concat) {
     int64_t axis = IntArg(moved, "axis", 0);
     if (axis < 0) axis += static_cast<int64_t>(perm.size());
