@@ -41,18 +41,23 @@ bool SetVectorIsaForTesting(VectorIsa isa);
 // their reference activation.
 enum class ActivationKind {
   kNone,
-  kRelu,       // max(x, 0)
-  kReluX,      // min(max(x, 0), max_limit)
-  kLeakyRelu,  // x >= 0 ? x : x * coefficient
-  kPRelu,      // x >= 0 ? x : x * slope[channel]
-  kSigmoid,    // 1 / (1 + exp(-x)), exp approximated (~2 ulp)
-  kTanh,       // tanh(x), approximated (~2 ulp)
+  kRelu,         // max(x, 0)
+  kReluX,        // min(max(x, 0), max_limit)
+  kLeakyRelu,    // x >= 0 ? x : x * coefficient
+  kPRelu,        // x >= 0 ? x : x * slope[channel]
+  kSigmoid,      // 1 / (1 + exp(-x)), exp approximated (~2 ulp)
+  kTanh,         // tanh(x), approximated (~2 ulp)
+  kHardSigmoid,  // min(max(alpha * x + beta, 0), 1)
+  kHardSwish,    // x * min(max(x + 3, 0), 6) / 6
+  kSwish,        // x / (1 + exp(-coefficient * x)), exp approximated
 };
 
 struct ActivationParams {
   ActivationKind kind = ActivationKind::kNone;
   float max_limit = 6.0f;
   float coefficient = 0.0f;
+  float hardsigmoid_alpha = 0.2f;
+  float hardsigmoid_beta = 0.5f;
   // PRELU: slope_size is 1 (shared) or the channel count.
   const float *slope = nullptr;
   int64_t slope_size = 0;

@@ -8,7 +8,8 @@
 // Sub, Mul, Div, Fma(a, b, c) = a * b + c, Max(a, b) = a > b ? a : b (so
 // a NaN in a yields b, as the reference loops' comparisons do), Min, Abs,
 // SelectLess(a, b, t, f) = a < b ? t : f, Round (to nearest integer),
-// Pow2(n) = 2^n for an integral n in [-126, 127], and
+// Pow2(n) = 2^n for an integral n in [-126, 127], ReduceAdd (the sum of
+// the lanes, in an order fixed per type), and
 // kLibmTranscendentals: when true, SigmoidLanes / TanhLanes / ExpLanes
 // through the C library replace the polynomial approximations below.
 //
@@ -138,6 +139,7 @@ struct VecGeneric {
   static T ExpLanes(T a) {
     return Map([&](int i) { return std::exp(a.v[i]); });
   }
+  static float ReduceAdd(T a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); }
 };
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -183,6 +185,12 @@ struct VecAvx2 {
         _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
     return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
   }
+  static float ReduceAdd(T a) {
+    __m128 s =
+        _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+  }
 };
 #endif  // __AVX2__ && __FMA__
 
@@ -225,6 +233,7 @@ struct VecAvx512 {
         _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
     return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
   }
+  static float ReduceAdd(T a) { return _mm512_reduce_add_ps(a); }
 };
 #endif  // __AVX512F__
 
@@ -265,6 +274,7 @@ struct VecNeon {
     const int32x4_t e = vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127));
     return vreinterpretq_f32_s32(vshlq_n_s32(e, 23));
   }
+  static float ReduceAdd(T a) { return vaddvq_f32(a); }
 };
 #endif  // __aarch64__
 
@@ -335,6 +345,8 @@ class VecActivation {
       : kind_(act.kind),
         limit_(V::Set1(act.max_limit)),
         coefficient_(V::Set1(act.coefficient)),
+        alpha_(V::Set1(act.hardsigmoid_alpha)),
+        beta_(V::Set1(act.hardsigmoid_beta)),
         slope_(act.slope) {
     // A shared PRELU slope is a LeakyRelu.
     if (kind_ == ActivationKind::kPRelu && act.slope_size == 1) {
@@ -371,6 +383,25 @@ class VecActivation {
         } else {
           return Tanh<V>(v);
         }
+      case ActivationKind::kHardSigmoid:
+        return V::Min(V::Max(V::Fma(v, alpha_, beta_), V::Zero()),
+                      V::Set1(1.0f));
+      case ActivationKind::kHardSwish:
+        // In the reference's order: x * clamp(x + 3, 0, 6), then / 6.
+        return V::Div(
+            V::Mul(v, V::Min(V::Max(V::Add(v, V::Set1(3.0f)), V::Zero()),
+                             V::Set1(6.0f))),
+            V::Set1(6.0f));
+      case ActivationKind::kSwish: {
+        const T scaled = V::Mul(V::Sub(V::Zero(), coefficient_), v);
+        T e;
+        if constexpr (V::kLibmTranscendentals) {
+          e = V::ExpLanes(scaled);
+        } else {
+          e = Exp<V>(scaled);
+        }
+        return V::Div(v, V::Add(V::Set1(1.0f), e));
+      }
     }
     return v;
   }
@@ -384,6 +415,8 @@ class VecActivation {
   ActivationKind kind_;
   T limit_;
   T coefficient_;
+  T alpha_;
+  T beta_;
   const float *slope_;
 };
 

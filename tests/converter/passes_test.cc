@@ -914,6 +914,74 @@ TEST(DefaultPassesTest, FusesAConvWrappedInLayoutTransposes) {
   EXPECT_EQ(Activation(OpAt(net, 0)), "RELU");
 }
 
+// ---- swish ------------------------------------------------------------------
+
+// x * gate(x) with `gate_args` the gate Activation's arguments; the product
+// reads (x, gate) or (gate, x).
+void AddGatedProduct(GraphBuilder *graph, const std::vector<OpArg> &gate_args,
+                     bool gate_first) {
+  Input(graph, "x", {1, 4, 5, 6});
+  Op(graph, "Activation", "gate", {"x"}, gate_args);
+  Op(graph, "Eltwise", "mul",
+     gate_first ? std::vector<std::string>{"gate", "x"}
+                : std::vector<std::string>{"x", "gate"},
+     {OpArg::Int("type", 2)});
+}
+
+TEST(FuseSwishTest, ProductWithSigmoidIsSwish) {
+  for (bool gate_first : {false, true}) {
+    const NetDef net = ExpectRewrite(
+        [gate_first](GraphBuilder *graph) {
+          AddGatedProduct(graph, {OpArg::String("activation", "SIGMOID")},
+                          gate_first);
+          Output(graph, "mul");
+        },
+        {FuseSwish, RemoveDeadOps}, {"Activation"});
+    EXPECT_EQ(Activation(OpAt(net, 0)), "SWISH");
+  }
+}
+
+TEST(FuseSwishTest, ProductWithTheSixthHardSigmoidIsHardSwish) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddGatedProduct(graph,
+                        {OpArg::String("activation", "HARDSIGMOID"),
+                         OpArg::Float("hardsigmoid_alpha", 1.0f / 6),
+                         OpArg::Float("hardsigmoid_beta", 0.5f)},
+                        false);
+        Output(graph, "mul");
+      },
+      {FuseSwish, RemoveDeadOps}, {"Activation"});
+  EXPECT_EQ(Activation(OpAt(net, 0)), "HARDSWISH");
+}
+
+TEST(FuseSwishTest, SkipsOtherHardSigmoidsAndASharedGate) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddGatedProduct(graph, {OpArg::String("activation", "HARDSIGMOID")},
+                        false);  // alpha 0.2: no fused form
+        Output(graph, "mul");
+      },
+      FuseSwish);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddGatedProduct(graph, {OpArg::String("activation", "SIGMOID")}, false);
+        Output(graph, "mul");
+        Output(graph, "gate");  // the gate's value stays visible
+      },
+      FuseSwish);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 6});
+        Input(graph, "z", {1, 4, 5, 6});
+        Op(graph, "Activation", "gate", {"z"},
+           {OpArg::String("activation", "SIGMOID")});
+        Op(graph, "Eltwise", "mul", {"x", "gate"}, {OpArg::Int("type", 2)});
+        Output(graph, "mul");
+      },
+      FuseSwish);  // the gate reads another tensor
+}
+
 // ---- transpose and reshape passes ------------------------------------------
 
 const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
@@ -926,8 +994,7 @@ void Transpose(GraphBuilder *graph, const std::string &name,
 
 void Tanh(GraphBuilder *graph, const std::string &name,
           const std::string &input) {
-  Op(graph, "Activation", name, {input},
-     {OpArg::String("activation", "TANH")});
+  Op(graph, "Activation", name, {input}, {OpArg::String("activation", "TANH")});
 }
 
 // Cleans up after a transpose pass so the op list shows its effect.
@@ -1082,9 +1149,38 @@ TEST(SinkTransposesTest, PadMovesBelowWithItsPaddingsPermuted) {
       {SinkTransposes, CancelTransposes, CleanUp}, {"Pad", "Activation"});
   const Argument *paddings = Arg(OpAt(net, 0), "paddings");
   ASSERT_NE(paddings, nullptr);
-  EXPECT_EQ(std::vector<int64_t>(paddings->ints().begin(),
-                                 paddings->ints().end()),
-            (std::vector<int64_t>{0, 0, 1, 2, 3, 0, 0, 0}));
+  EXPECT_EQ(
+      std::vector<int64_t>(paddings->ints().begin(), paddings->ints().end()),
+      (std::vector<int64_t>{0, 0, 1, 2, 3, 0, 0, 0}));
+}
+
+// A squeeze-excitation scale: [N,1,1,C] brought to NCHW is a Reshape (a
+// transpose of unit dims), multiplied with the transposed feature map. The
+// product sinks through both and reads the NHWC tensors.
+TEST(SinkTransposesTest, ReshapeThatMovesOnlyUnitDimsCountsAsTheTranspose) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Input(graph, "s", {1, 1, 1, 3});
+        Transpose(graph, "tx", "x", kToNchw);
+        Op(graph, "Reshape", "ts", {"s"}, {OpArg::Ints("shape", {1, 3, 1, 1})});
+        Op(graph, "Eltwise", "scaled", {"ts", "tx"}, {OpArg::Int("type", 2)});
+        Transpose(graph, "back", "scaled", kToNhwc);
+        Tanh(graph, "y", "back");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp}, {"Eltwise", "Activation"});
+  // A reshape that reorders real dims is not a transpose.
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 2, 3, 6});
+        Input(graph, "s", {1, 6, 2, 3});
+        Transpose(graph, "tx", "x", kToNchw);
+        Op(graph, "Reshape", "ts", {"s"}, {OpArg::Ints("shape", {1, 6, 2, 3})});
+        Op(graph, "Eltwise", "sum", {"ts", "tx"}, {OpArg::Int("type", 0)});
+        Output(graph, "sum");
+      },
+      SinkTransposes);
 }
 
 // A shared input transpose stays for its other readers, so sinking the op

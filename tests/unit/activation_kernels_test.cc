@@ -59,6 +59,14 @@ double Reference(const ActivationParams &act, double x, int64_t channel) {
       return 1.0 / (1.0 + std::exp(-x));
     case ActivationKind::kTanh:
       return std::tanh(x);
+    case ActivationKind::kHardSigmoid:
+      return std::fmin(
+          std::fmax(act.hardsigmoid_alpha * x + act.hardsigmoid_beta, 0.0),
+          1.0);
+    case ActivationKind::kHardSwish:
+      return x * std::fmin(std::fmax(x + 3.0, 0.0), 6.0) / 6.0;
+    case ActivationKind::kSwish:
+      return x / (1.0 + std::exp(-act.coefficient * x));
   }
   return x;
 }
@@ -69,10 +77,11 @@ TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
   auto pool2 = StartPool(2);
   const std::vector<float> slope = Inputs(33, 1.0f, &rng);
   const ActivationKind kKinds[] = {
-      ActivationKind::kNone,  ActivationKind::kRelu,
-      ActivationKind::kReluX, ActivationKind::kLeakyRelu,
-      ActivationKind::kPRelu, ActivationKind::kSigmoid,
-      ActivationKind::kTanh};
+      ActivationKind::kNone,      ActivationKind::kRelu,
+      ActivationKind::kReluX,     ActivationKind::kLeakyRelu,
+      ActivationKind::kPRelu,     ActivationKind::kSigmoid,
+      ActivationKind::kTanh,      ActivationKind::kHardSigmoid,
+      ActivationKind::kHardSwish, ActivationKind::kSwish};
   for (ActivationKind kind : kKinds) {
     for (int64_t channels : {1, 3, 5, 17, 33}) {
       for (int64_t rows : {1, 7, 300}) {
@@ -82,6 +91,8 @@ TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
           act.kind = kind;
           act.max_limit = 0.7f;
           act.coefficient = 0.15f;
+          act.hardsigmoid_alpha = 0.3f;
+          act.hardsigmoid_beta = 0.4f;
           act.slope = slope.data();
           act.slope_size = shared_slope ? 1 : channels;
           const int64_t n = rows * channels;
@@ -99,9 +110,14 @@ TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
             for (int64_t i = 0; i < n; ++i) {
               const double want = Reference(act, x[i], i % channels);
               const bool approximated = kind == ActivationKind::kSigmoid ||
-                                        kind == ActivationKind::kTanh;
-              const double tol =
-                  approximated ? 4e-7 * std::fabs(want) + 1e-7 : 0.0;
+                                        kind == ActivationKind::kTanh ||
+                                        kind == ActivationKind::kSwish;
+              // The hard ones round in float where the reference does not.
+              const bool rounded = kind == ActivationKind::kHardSigmoid ||
+                                   kind == ActivationKind::kHardSwish;
+              const double tol = approximated ? 4e-7 * std::fabs(want) + 1e-7
+                                 : rounded    ? 2.5e-7 * std::fabs(want) + 1e-7
+                                              : 0.0;
               if (!(std::fabs(y[i] - want) <= tol) && ++failures <= 3) {
                 ADD_FAILURE() << what << " at x=" << x[i] << ": got " << y[i]
                               << ", want " << want;

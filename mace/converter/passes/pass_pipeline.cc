@@ -8,6 +8,9 @@ namespace converter {
 
 const std::vector<NamedPass> &DefaultPasses() {
   static const std::vector<NamedPass> kPasses = {
+      // Before the transpose passes: the fused op has one input, which a
+      // transpose moves through.
+      {"fuse_swish", FuseSwish},
       {"sink_transposes", SinkTransposes},
       {"cancel_transposes", CancelTransposes},
       {"transpose_to_reshape", TransposeToReshape},

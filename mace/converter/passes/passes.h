@@ -39,6 +39,11 @@ MaceStatus RemoveDeadOps(GraphBuilder *graph);
 // Reshape → Transpose → Reshape that interleaves channel groups (channel
 // last, or channel first around an NCHW flatten) → ChannelShuffle.
 MaceStatus FuseChannelShuffle(GraphBuilder *graph);
+
+// x * sigmoid(x) and x * hardsigmoid(x) (alpha 1/6, beta 1/2): one
+// Activation SWISH / HARDSWISH.
+MaceStatus FuseSwish(GraphBuilder *graph);
+
 // MatMul of a rank-2 activation by a constant rank-2 matrix (no
 // transpose_a) → FullyConnected with weight [N, K].
 MaceStatus MatMulToFullyConnected(GraphBuilder *graph);

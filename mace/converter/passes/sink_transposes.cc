@@ -80,6 +80,33 @@ MaceStatus UntransposeConstant(GraphBuilder *graph, const std::string &name,
                       {OpArg::Ints("dims", inverse)});
 }
 
+// Whether `reshape` moves data exactly as a Transpose by `perm` would: the
+// reshape of [N, 1, 1, C] to [N, C, 1, 1] that TransposeToReshape makes of
+// a transpose moving only unit dims (a squeeze-excitation scale). Such a
+// reshape copies nothing, so the op may read its input whoever else reads
+// its output.
+bool IsTransposeByReshape(const GraphBuilder &graph, const OperatorDef &reshape,
+                          const std::vector<int64_t> &perm) {
+  if (reshape.input_size() < 1 || reshape.output_size() != 1) return false;
+  const Tensor *in = graph.Find(reshape.input(0));
+  const Tensor *out = graph.Find(reshape.output(0));
+  if (in == nullptr || out == nullptr || graph.IsConstant(reshape.input(0)) ||
+      in->rank() != static_cast<int>(perm.size()) ||
+      out->rank() != static_cast<int>(perm.size())) {
+    return false;
+  }
+  int64_t last_moved = -1;  // dims of size > 1 must keep their order
+  for (size_t d = 0; d < perm.size(); ++d) {
+    const int64_t size = in->dim(static_cast<int>(perm[d]));
+    if (out->dim(static_cast<int>(d)) != size) return false;
+    if (size != 1) {
+      if (perm[d] < last_moved) return false;
+      last_moved = perm[d];
+    }
+  }
+  return true;
+}
+
 // Tries to sink the transposes feeding ops[index]; true when it did.
 MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   *changed = false;
@@ -105,21 +132,36 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   }
   std::vector<int64_t> perm;
   std::vector<int> transposes(op.input_size(), -1);
+  std::vector<int> reshapes(op.input_size(), -1);
   for (int i = 0; i < op.input_size(); ++i) {
     if (graph->IsConstant(op.input(i)) && !concat) continue;
     transposes[i] = SoleTranspose(ops, consumers, *graph, op.input(i), index,
                                   output_feeds_transposes);
-    if (transposes[i] < 0) return MaceStatus::MACE_SUCCESS;
+    if (transposes[i] < 0) {
+      reshapes[i] = ProducerOf(ops, op.input(i));
+      if (reshapes[i] < 0 || ops[reshapes[i]].type() != "Reshape") {
+        return MaceStatus::MACE_SUCCESS;
+      }
+      continue;
+    }
     const std::vector<int64_t> this_perm = IntsArg(ops[transposes[i]], "dims");
     if (!perm.empty() && this_perm != perm) return MaceStatus::MACE_SUCCESS;
     perm = this_perm;
   }
   if (perm.empty()) return MaceStatus::MACE_SUCCESS;
+  for (int i = 0; i < op.input_size(); ++i) {
+    if (reshapes[i] >= 0 &&
+        !IsTransposeByReshape(*graph, ops[reshapes[i]], perm)) {
+      return MaceStatus::MACE_SUCCESS;
+    }
+  }
   // Rewire op to the untransposed inputs.
   std::vector<std::string> new_inputs;
   for (int i = 0; i < op.input_size(); ++i) {
     if (transposes[i] >= 0) {
       new_inputs.push_back(ops[transposes[i]].input(0));
+    } else if (reshapes[i] >= 0) {
+      new_inputs.push_back(ops[reshapes[i]].input(0));
     } else {
       std::string untransposed;
       MACE_RETURN_IF_ERROR(
@@ -151,7 +193,8 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   const std::string final_output = moved.output(0);
   const std::string staged = graph->UniqueName(final_output + "__untransposed");
   moved.set_output(0, staged);
-  OperatorDef transpose = ops[transposes[0] >= 0 ? transposes[0] : index];
+  const int model = *std::max_element(transposes.begin(), transposes.end());
+  OperatorDef transpose = ops[model];  // any of the input transposes
   transpose.clear_input();
   transpose.add_input(staged);
   transpose.set_output(0, final_output);

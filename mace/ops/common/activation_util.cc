@@ -42,20 +42,18 @@ MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
   if (activation->type == ActivationType::kPRelu && !allow_prelu) {
     return context.Unsupported("PRELU cannot be fused into this op");
   }
-  const float default_coefficient =
-      (activation->type == ActivationType::kElu ||
-       activation->type == ActivationType::kSwish)
-          ? 1.0f
-          : 0.0f;
+  const float default_coefficient = (activation->type == ActivationType::kElu ||
+                                     activation->type == ActivationType::kSwish)
+                                        ? 1.0f
+                                        : 0.0f;
   MACE_RETURN_IF_ERROR(
       args.GetFloat("max_limit", 6.0f, &activation->max_limit));
-  MACE_RETURN_IF_ERROR(args.GetFloat("activation_coefficient",
-                                     default_coefficient,
-                                     &activation->coefficient));
-  MACE_RETURN_IF_ERROR(args.GetFloat("hardsigmoid_alpha", 0.2f,
-                                     &activation->hardsigmoid_alpha));
-  MACE_RETURN_IF_ERROR(args.GetFloat("hardsigmoid_beta", 0.5f,
-                                     &activation->hardsigmoid_beta));
+  MACE_RETURN_IF_ERROR(args.GetFloat(
+      "activation_coefficient", default_coefficient, &activation->coefficient));
+  MACE_RETURN_IF_ERROR(
+      args.GetFloat("hardsigmoid_alpha", 0.2f, &activation->hardsigmoid_alpha));
+  MACE_RETURN_IF_ERROR(
+      args.GetFloat("hardsigmoid_beta", 0.5f, &activation->hardsigmoid_beta));
   return MaceStatus::MACE_SUCCESS;
 }
 
@@ -64,9 +62,8 @@ void ActivateInPlace(const Activation &act, float *data, int64_t n) {
   for (int64_t i = 0; i < n; ++i) data[i] = Activate(act, data[i]);
 }
 
-MaceStatus CheckFusedPReluSlope(const OpContext &context,
-                                const Activation &act, int slope_index,
-                                int64_t channels) {
+MaceStatus CheckFusedPReluSlope(const OpContext &context, const Activation &act,
+                                int slope_index, int64_t channels) {
   if (act.type != ActivationType::kPRelu) return MaceStatus::MACE_SUCCESS;
   if (slope_index < 0 || slope_index >= context.num_inputs()) {
     return context.InvalidArgs("fused PRELU needs its slope as input ",
@@ -109,9 +106,8 @@ void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
   }
 }
 
-void ActivateBlock(const Activation &act, const PReluSlope &slope,
-                   int64_t col0, float *block, int64_t rows, int64_t cols,
-                   int64_t ldc) {
+void ActivateBlock(const Activation &act, const PReluSlope &slope, int64_t col0,
+                   float *block, int64_t rows, int64_t cols, int64_t ldc) {
   if (act.type == ActivationType::kNoop) return;
   PReluSlope shifted = slope;
   if (shifted.values != nullptr && shifted.size != 1) shifted.values += col0;
@@ -125,8 +121,8 @@ void ActivateBlock(const Activation &act, const PReluSlope &slope,
       params.slope_size = cols;
     }
     for (int64_t r = 0; r < rows; ++r) {
-      kernels::ActivateChannels(params, cols, block + r * ldc,
-                                block + r * ldc, cols, nullptr);
+      kernels::ActivateChannels(params, cols, block + r * ldc, block + r * ldc,
+                                cols, nullptr);
     }
     return;
   }
@@ -143,8 +139,8 @@ MaceStatus ExpectWeightedOpInputs(const OpContext &context,
                                weight_name, ", bias, slope), got ",
                                context.num_inputs());
   }
-  return context.ExpectInputCount(
-      2, act.type == ActivationType::kPRelu ? 4 : 3);
+  return context.ExpectInputCount(2,
+                                  act.type == ActivationType::kPRelu ? 4 : 3);
 }
 
 bool ToKernelActivation(const Activation &act, const PReluSlope &slope,
@@ -171,6 +167,17 @@ bool ToKernelActivation(const Activation &act, const PReluSlope &slope,
       return true;
     case ActivationType::kTanh:
       params->kind = ActivationKind::kTanh;
+      return true;
+    case ActivationType::kHardSigmoid:
+      params->kind = ActivationKind::kHardSigmoid;
+      params->hardsigmoid_alpha = act.hardsigmoid_alpha;
+      params->hardsigmoid_beta = act.hardsigmoid_beta;
+      return true;
+    case ActivationType::kHardSwish:
+      params->kind = ActivationKind::kHardSwish;
+      return true;
+    case ActivationType::kSwish:
+      params->kind = ActivationKind::kSwish;
       return true;
     case ActivationType::kPRelu:
       // Without a slope PRELU is the identity (ActivateInPlaceWithSlope).
