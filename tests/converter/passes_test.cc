@@ -1154,6 +1154,41 @@ TEST(SinkTransposesTest, PadMovesBelowWithItsPaddingsPermuted) {
       (std::vector<int64_t>{0, 0, 1, 2, 3, 0, 0, 0}));
 }
 
+// ShuffleNetV2's split: two Slices of the channel axis of an NCHW tensor
+// read a shared transpose; each becomes a Slice of the NHWC tensor's last
+// axis (explicit axes or ONNX's default ones) and the transposes cancel.
+TEST(SinkTransposesTest, SlicesMoveBelowWithTheirAxesMapped) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 6});
+        Transpose(graph, "t", "x", kToNchw);
+        Op(graph, "Slice", "low", {"t"},
+           {OpArg::Ints("starts", {0}), OpArg::Ints("ends", {3}),
+            OpArg::Ints("axes", {-3})});
+        Op(graph, "Slice", "high", {"t"},
+           {OpArg::Ints("starts", {0, 3}), OpArg::Ints("ends", {1, 6})});
+        Transpose(graph, "low_nhwc", "low", kToNhwc);
+        Transpose(graph, "high_nhwc", "high", kToNhwc);
+        Tanh(graph, "a", "low_nhwc");
+        Tanh(graph, "b", "high_nhwc");
+        Output(graph, "a");
+        Output(graph, "b");
+      },
+      {SinkTransposes, CancelTransposes, SinkTransposes, CancelTransposes,
+       CleanUp},
+      {"Slice", "Slice", "Activation", "Activation"});
+  const Argument *low_axes = Arg(OpAt(net, 0), "axes");
+  const Argument *high_axes = Arg(OpAt(net, 1), "axes");
+  ASSERT_NE(low_axes, nullptr);
+  ASSERT_NE(high_axes, nullptr);
+  EXPECT_EQ(
+      std::vector<int64_t>(low_axes->ints().begin(), low_axes->ints().end()),
+      (std::vector<int64_t>{3}));
+  EXPECT_EQ(
+      std::vector<int64_t>(high_axes->ints().begin(), high_axes->ints().end()),
+      (std::vector<int64_t>{0, 3}));
+}
+
 // A squeeze-excitation scale: [N,1,1,C] brought to NCHW is a Reshape (a
 // transpose of unit dims), multiplied with the transposed feature map. The
 // product sinks through both and reads the NHWC tensors.

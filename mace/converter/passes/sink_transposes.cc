@@ -1,5 +1,5 @@
-// Moves a Transpose below the elementwise op, concat or pad that consumes
-// it:
+// Moves a Transpose below the elementwise op, concat, pad or slice that
+// consumes it:
 //   T(x) → U → y   becomes   U(x) → T → y
 // The frontends wrap every NHWC op in transposes; sinking lets each
 // trailing transpose meet the next op's leading one, where
@@ -116,7 +116,11 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   // Pad (one input, its paddings an argument) moves like an elementwise op
   // with its paddings permuted: Inception's average pools are ONNX Pads.
   const bool pad = op.type() == "Pad" && op.input_size() == 1;
-  if ((!IsElementwise(op) && !concat && !pad) || op.output_size() != 1) {
+  // So does an ONNX-style Slice (arguments only) with its axes mapped:
+  // ShuffleNetV2 splits each shuffled tensor in two with Slices.
+  const bool slice = op.type() == "Slice" && op.input_size() == 1;
+  if ((!IsElementwise(op) && !concat && !pad && !slice) ||
+      op.output_size() != 1) {
     return MaceStatus::MACE_SUCCESS;
   }
   const auto consumers = ConsumersOf(ops);
@@ -182,6 +186,19 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
       moved_pads[2 * perm[d] + 1] = pads[2 * d + 1];
     }
     SetIntsArg(&moved, "paddings", moved_pads);
+  }
+  if (slice) {
+    std::vector<int64_t> axes = IntsArg(moved, "axes");
+    if (axes.empty()) {  // ONNX's default: the first len(starts) dims
+      const size_t count = IntsArg(moved, "starts").size();
+      for (size_t d = 0; d < count; ++d) axes.push_back(d);
+    }
+    const int64_t rank = static_cast<int64_t>(perm.size());
+    for (int64_t &axis : axes) {
+      if (axis < -rank || axis >= rank) return MaceStatus::MACE_SUCCESS;
+      axis = perm[axis < 0 ? axis + rank : axis];
+    }
+    SetIntsArg(&moved, "axes", axes);
   }
   if (concat) {
     int64_t axis = IntArg(moved, "axis", 0);
