@@ -17,6 +17,19 @@ constexpr int64_t kTileBytes = 128 * 1024;
 constexpr int64_t kMinTileRows = 64;
 constexpr int64_t kMaxTileRows = 512;
 
+// Copies n floats. Runs of a few channels (an RGB stem's window rows are 9
+// or 21 floats) go as fixed-size moves the compiler inlines; a memcpy call
+// per run cost as much as the gathering itself there.
+inline void CopyRun(float *dst, const float *src, int64_t n) {
+  if (n >= 32) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) std::memcpy(dst + i, src + i, 4 * sizeof(float));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 }  // namespace
 
 int64_t Im2colTileRows(int64_t k, int64_t mr) {
@@ -84,7 +97,7 @@ void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
       if (whole_rows_contiguous && iw0 >= 0 && iw0 + g.kernel_w <= g.in_w) {
         // The window's row is one run of the input (few channels, as an
         // RGB stem's 3, would otherwise cost a call per tap).
-        std::memcpy(dst, row + iw0 * g.in_c, g.kernel_w * run_bytes);
+        CopyRun(dst, row + iw0 * g.in_c, g.kernel_w * in_per_group);
         dst += g.kernel_w * in_per_group;
         continue;
       }
@@ -93,7 +106,7 @@ void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
         if (iw < 0 || iw >= g.in_w) {
           std::memset(dst, 0, run_bytes);
         } else {
-          std::memcpy(dst, row + iw * g.in_c, run_bytes);
+          CopyRun(dst, row + iw * g.in_c, in_per_group);
         }
         dst += in_per_group;
       }
