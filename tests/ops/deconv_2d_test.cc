@@ -219,6 +219,19 @@ DeconvSpec Spec(std::vector<int64_t> input, int64_t out_c, int64_t kernel_h,
   return s;
 }
 
+// Big enough for the packed GEMM path to take several pixel tiles and to
+// scatter in several channel blocks (80 = 64 + 16 output channels), with
+// overlapping taps (kernel 4 > stride 2) and cropped borders.
+TEST(Deconv2dTest, ManyTilesAndChannelBlocksMatchReference) {
+  DeconvSpec s = Spec({2, 11, 13, 19}, 80, 4, 4);
+  s.strides = {2, 2};
+  s.pads = {1, 2, 1, 0};
+  for (int threads : {1, 2}) CheckDeconv(s, threads);
+  s.activation = "RELUX";
+  s.max_limit = 0.5f;
+  CheckDeconv(s, 2);
+}
+
 TEST(Deconv2dTest, ExplicitAsymmetricPadsMatchReference) {
   for (int threads : {1, 2}) {
     DeconvSpec s = Spec({1, 5, 4, 3}, 5, 3, 3);

@@ -1,0 +1,58 @@
+// Transposed convolution (Deconv2D, one group) with constant weights as a
+// packed SGEMM and a scatter ("col2im"), NHWC:
+//   cols[p][kh][kw][co] = sum_ci x[p][ci] * w[co][kh][kw][ci]   (GEMM)
+//   y[oh][ow][co] = bias[co] + sum of the cols entries whose input pixel p
+//     and tap (kh, kw) land on (oh, ow) = p * stride + tap * dilation - pad
+// The input is taken in tiles of pixels so the cols scratch stays small;
+// the scatter of a tile is shared among threads by output channels, so no
+// two threads add into the same value.
+
+#ifndef MACE_KERNELS_DECONV_GEMM_H_
+#define MACE_KERNELS_DECONV_GEMM_H_
+
+#include <cstdint>
+
+#include "mace/core/thread_pool.h"
+#include "mace/kernels/sgemm.h"
+
+namespace mace {
+namespace kernels {
+
+struct DeconvGeometry {
+  int64_t batch = 1, in_h = 1, in_w = 1, in_c = 1;
+  int64_t out_h = 1, out_w = 1, out_c = 1;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  // Rows / columns cropped off the start of the full output.
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+class DeconvGemm {
+ public:
+  // Packs `filter` ([Cout, Kh, Kw, Cin]) for `isa`; the pool (may be null)
+  // shares the packing. False when the packed filter does not fit in
+  // memory.
+  bool Init(const DeconvGeometry &geometry, const float *filter, SgemmIsa isa,
+            ThreadPool *pool);
+
+  int64_t ScratchBytes() const;
+
+  // output = bias (null: 0) + the transposed convolution of input.
+  void Run(const float *input, const float *bias, float *output, float *scratch,
+           ThreadPool *pool) const;
+
+  bool initialized() const { return !packed_.empty(); }
+
+ private:
+  void Scatter(const float *cols, int64_t pixel0, int64_t pixels, float *output,
+               ThreadPool *pool) const;
+
+  DeconvGeometry geo_;
+  PackedMatrixB packed_;  // [Cin] x [Kh * Kw * Cout]
+  int64_t tile_pixels_ = 0;
+};
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_DECONV_GEMM_H_
