@@ -33,9 +33,10 @@ const SgemmUkernels &UkernelsOrGeneric(SgemmIsa isa) {
 // slicing it at 256 (partial sums added through a stack tile) measured no
 // faster on ResNet-50's 3x3x512 im2col (K = 4608) and slower on K = 1024.
 void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
-              int64_t lda, const PackedMatrixB &b, const float *bias, float *c,
-              int64_t ldc, int64_t row0, int64_t rows, int64_t col0,
-              int64_t cols, const SgemmEpilogue *epilogue) {
+              int64_t lda, const PackedMatrixB &b, const float *bias,
+              const float *clamp, float *c, int64_t ldc, int64_t row0,
+              int64_t rows, int64_t col0, int64_t cols,
+              const SgemmEpilogue *epilogue) {
   const int64_t mr = uk.mr;
   const int64_t nr = uk.nr;
   float edge_c[kSgemmMaxMr * kSgemmMaxNr];
@@ -53,9 +54,10 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
       const int64_t in = std::min(mr, row0 + rows - i);
       const SgemmUkernelFn kernel = uk.by_rows[in];
       if (jn == nr) {
-        kernel(k, a + i * lda, lda, panel, panel_bias, c + i * ldc + j, ldc);
+        kernel(k, a + i * lda, lda, panel, panel_bias, clamp, c + i * ldc + j,
+               ldc);
       } else {
-        kernel(k, a + i * lda, lda, panel, panel_bias, edge_c, nr);
+        kernel(k, a + i * lda, lda, panel, panel_bias, clamp, edge_c, nr);
         for (int64_t r = 0; r < in; ++r) {
           std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr,
                       jn * sizeof(float));
@@ -67,8 +69,9 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
 }
 
 void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-               const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
-               ThreadPool *pool, const SgemmEpilogue *epilogue) {
+               const PackedMatrixB &b, const float *bias, const float *clamp,
+               float *c, int64_t ldc, ThreadPool *pool,
+               const SgemmEpilogue *epilogue) {
   if (m <= 0 || n <= 0) return;
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
   const int64_t block_rows = uk.mr * kRowTiles;
@@ -85,7 +88,7 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
     for (int64_t t = begin; t < end; ++t) {
       const int64_t row0 = (t / col_blocks) * block_rows;
       const int64_t col0 = (t % col_blocks) * block_cols;
-      RunBlock(uk, n, k, a, lda, b, bias, c, ldc, row0,
+      RunBlock(uk, n, k, a, lda, b, bias, clamp, c, ldc, row0,
                std::min(block_rows, m - row0), col0,
                std::min(block_cols, n - col0), epilogue);
     }
@@ -103,13 +106,19 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
 void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
            const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
            ThreadPool *pool) {
-  SgemmImpl(m, n, k, a, lda, b, bias, c, ldc, pool, nullptr);
+  SgemmImpl(m, n, k, a, lda, b, bias, nullptr, c, ldc, pool, nullptr);
 }
 
 void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
            const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
            ThreadPool *pool, SgemmEpilogue epilogue) {
-  SgemmImpl(m, n, k, a, lda, b, bias, c, ldc, pool, &epilogue);
+  SgemmImpl(m, n, k, a, lda, b, bias, nullptr, c, ldc, pool, &epilogue);
+}
+
+void SgemmClamped(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                  const PackedMatrixB &b, const float *bias, const float *clamp,
+                  float *c, int64_t ldc, ThreadPool *pool) {
+  SgemmImpl(m, n, k, a, lda, b, bias, clamp, c, ldc, pool, nullptr);
 }
 
 int SgemmPanelWidth(SgemmIsa isa) { return UkernelsOrGeneric(isa).nr; }
@@ -118,14 +127,14 @@ int SgemmTileRows(SgemmIsa isa) { return UkernelsOrGeneric(isa).mr; }
 
 void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
                   const float *a, int64_t lda, const PackedMatrixB &b,
-                  const float *bias, float *c, int64_t ldc,
+                  const float *bias, const float *clamp, float *c, int64_t ldc,
                   const SgemmEpilogue *epilogue) {
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
   const int64_t block_rows = uk.mr * kRowTiles;
   const int64_t block_cols = uk.nr * kColPanels;
   for (int64_t row0 = 0; row0 < m; row0 += block_rows) {
     for (int64_t col0 = col_begin; col0 < col_end; col0 += block_cols) {
-      RunBlock(uk, b.n, k, a, lda, b, bias, c, ldc, row0,
+      RunBlock(uk, b.n, k, a, lda, b, bias, clamp, c, ldc, row0,
                std::min(block_rows, m - row0), col0,
                std::min(block_cols, col_end - col0), epilogue);
     }

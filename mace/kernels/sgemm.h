@@ -113,6 +113,14 @@ void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
            const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
            ThreadPool *pool, SgemmEpilogue epilogue);
 
+// As Sgemm, with C clamped to [clamp[0], clamp[1]] in the micro-kernels'
+// registers before it is stored (clamp null: not clamped): a fused ReLU
+// (0, +inf) or ReLU6 (0, 6) without a pass over C. A NaN becomes clamp[0],
+// as the reference ReLU makes it 0.
+void SgemmClamped(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                  const PackedMatrixB &b, const float *bias, const float *clamp,
+                  float *c, int64_t ldc, ThreadPool *pool);
+
 // Columns per packed panel (nr) and rows per micro-kernel call (mr) of the
 // kernel family of `isa` (generic's when `isa` is not available): callers
 // that split C themselves cut it at multiples of these.
@@ -122,10 +130,11 @@ int SgemmTileRows(SgemmIsa isa);
 // As Sgemm on the calling thread only, for columns [col_begin, col_end) of
 // B and C (col_begin a multiple of b.nr, col_end <= b.n): the building
 // block of callers that share work among threads themselves (convolution
-// tiles). c and bias point at column 0; epilogue may be null.
+// tiles). c and bias point at column 0; clamp (as SgemmClamped) and
+// epilogue may be null.
 void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
                   const float *a, int64_t lda, const PackedMatrixB &b,
-                  const float *bias, float *c, int64_t ldc,
+                  const float *bias, const float *clamp, float *c, int64_t ldc,
                   const SgemmEpilogue *epilogue);
 
 }  // namespace kernels

@@ -15,7 +15,8 @@ constexpr int kNr = 16;
 
 template <int kRows>
 void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
-                     const float *bias, float *c, int64_t ldc) {
+                     const float *bias, const float *clamp, float *c,
+                     int64_t ldc) {
   __m256 acc0[kRows];
   __m256 acc1[kRows];
   const __m256 bias0 =
@@ -34,6 +35,15 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
       const __m256 ar = _mm256_broadcast_ss(a + r * lda + p);
       acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);
       acc1[r] = _mm256_fmadd_ps(ar, b1, acc1[r]);
+    });
+  }
+  if (clamp != nullptr) {
+    // max_ps returns its second operand when either is NaN.
+    const __m256 lo = _mm256_set1_ps(clamp[0]);
+    const __m256 hi = _mm256_set1_ps(clamp[1]);
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = _mm256_min_ps(_mm256_max_ps(acc0[r], lo), hi);
+      acc1[r] = _mm256_min_ps(_mm256_max_ps(acc1[r], lo), hi);
     });
   }
   ForEachRow<kRows>([&](auto r) {

@@ -15,7 +15,8 @@ constexpr int kNr = 32;
 
 template <int kRows>
 void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
-                       const float *bias, float *c, int64_t ldc) {
+                       const float *bias, const float *clamp, float *c,
+                       int64_t ldc) {
   __m512 acc0[kRows];
   __m512 acc1[kRows];
   const __m512 bias0 =
@@ -34,6 +35,15 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
       const __m512 ar = _mm512_set1_ps(a[r * lda + p]);
       acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
       acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
+    });
+  }
+  if (clamp != nullptr) {
+    // max_ps returns its second operand when either is NaN.
+    const __m512 lo = _mm512_set1_ps(clamp[0]);
+    const __m512 hi = _mm512_set1_ps(clamp[1]);
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = _mm512_min_ps(_mm512_max_ps(acc0[r], lo), hi);
+      acc1[r] = _mm512_min_ps(_mm512_max_ps(acc1[r], lo), hi);
     });
   }
   ForEachRow<kRows>([&](auto r) {

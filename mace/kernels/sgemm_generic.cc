@@ -25,7 +25,8 @@ inline void Store4(float *p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
 
 template <int kRows>
 void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
-                       const float *bias, float *c, int64_t ldc) {
+                       const float *bias, const float *clamp, float *c,
+                       int64_t ldc) {
   Float4 acc0[kRows];
   Float4 acc1[kRows];
   const Float4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -43,6 +44,17 @@ void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
       const float ar = a[r * lda + p];
       acc0[r] += ar * b0;
       acc1[r] += ar * b1;
+    });
+  }
+  if (clamp != nullptr) {
+    // A comparison with NaN is false: NaN becomes lo.
+    const Float4 lo = {clamp[0], clamp[0], clamp[0], clamp[0]};
+    const Float4 hi = {clamp[1], clamp[1], clamp[1], clamp[1]};
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = acc0[r] > lo ? acc0[r] : lo;
+      acc0[r] = acc0[r] < hi ? acc0[r] : hi;
+      acc1[r] = acc1[r] > lo ? acc1[r] : lo;
+      acc1[r] = acc1[r] < hi ? acc1[r] : hi;
     });
   }
   ForEachRow<kRows>([&](auto r) {

@@ -16,7 +16,8 @@ constexpr int kNr = 16;
 
 template <int kRows>
 void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
-                     const float *bias, float *c, int64_t ldc) {
+                     const float *bias, const float *clamp, float *c,
+                     int64_t ldc) {
   float32x4_t acc0[kRows], acc1[kRows], acc2[kRows], acc3[kRows];
   const float32x4_t zero = vdupq_n_f32(0.0f);
   const float32x4_t bias0 = bias != nullptr ? vld1q_f32(bias) : zero;
@@ -41,6 +42,17 @@ void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
       acc1[r] = vfmaq_n_f32(acc1[r], b1, ar);
       acc2[r] = vfmaq_n_f32(acc2[r], b2, ar);
       acc3[r] = vfmaq_n_f32(acc3[r], b3, ar);
+    });
+  }
+  if (clamp != nullptr) {
+    // The "nm" forms return the number when one operand is NaN.
+    const float32x4_t lo = vdupq_n_f32(clamp[0]);
+    const float32x4_t hi = vdupq_n_f32(clamp[1]);
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = vminnmq_f32(vmaxnmq_f32(acc0[r], lo), hi);
+      acc1[r] = vminnmq_f32(vmaxnmq_f32(acc1[r], lo), hi);
+      acc2[r] = vminnmq_f32(vmaxnmq_f32(acc2[r], lo), hi);
+      acc3[r] = vminnmq_f32(vmaxnmq_f32(acc3[r], lo), hi);
     });
   }
   ForEachRow<kRows>([&](auto r) {

@@ -74,8 +74,13 @@ class Conv2dOp : public Operation {
         winograd_.Run(input, bias, output, scratch, context->thread_pool(),
                       fused ? &epilogue : nullptr);
       } else {
-        im2col_.Run(input, bias, output, scratch, context->thread_pool(),
-                    fused ? &epilogue : nullptr);
+        // ReLU / ReLU6 clamp in the GEMM's registers; others are an
+        // epilogue pass over each finished block.
+        float clamp[2];
+        const bool clamped = ToClampBounds(act, clamp);
+        im2col_.Run(input, bias, clamped ? clamp : nullptr, output, scratch,
+                    context->thread_pool(),
+                    fused && !clamped ? &epilogue : nullptr);
       }
       return MaceStatus::MACE_SUCCESS;
     }

@@ -85,6 +85,13 @@ class FullyConnectedOp : public Operation {
     }
     if (!packed_weight_.empty()) {
       const Activation act = activation_;
+      float clamp[2];
+      if (ToClampBounds(act, clamp)) {
+        kernels::SgemmClamped(batch_, out_channels_, depth_, x, depth_,
+                              packed_weight_, bias, clamp, y, out_channels_,
+                              context->thread_pool());
+        return MaceStatus::MACE_SUCCESS;
+      }
       kernels::Sgemm(batch_, out_channels_, depth_, x, depth_, packed_weight_,
                      bias, y, out_channels_, context->thread_pool(),
                      [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {

@@ -136,6 +136,17 @@ std::unique_ptr<ThreadPool> StartPool(int threads) {
   return pool;
 }
 
+// Either kernel without a clamp (only im2col takes one).
+void RunConv(const Im2colConv &kernel, const Problem &p, float *output,
+             float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue) {
+  kernel.Run(p.input.data(), p.bias.data(), nullptr, output, scratch, pool,
+             epilogue);
+}
+void RunConv(const WinogradConv &kernel, const Problem &p, float *output,
+             float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue) {
+  kernel.Run(p.input.data(), p.bias.data(), output, scratch, pool, epilogue);
+}
+
 // Runs `kernel` (Im2colConv or WinogradConv, initialised for 3 threads)
 // on 1, 2 and 3 threads; checks the outputs against the reference and
 // against each other, bit for bit.
@@ -147,8 +158,7 @@ void ExpectMatches(const Kernel &kernel, const Problem &p, double tolerance,
   for (int threads : {1, 2, 3}) {
     auto pool = StartPool(threads);
     std::vector<float> output(p.expected.size(), NAN);
-    kernel.Run(p.input.data(), p.bias.data(), output.data(), scratch.data(),
-               pool.get(), nullptr);
+    RunConv(kernel, p, output.data(), scratch.data(), pool.get(), nullptr);
     const double worst = WorstRelativeError(p, output);
     EXPECT_LE(worst, tolerance) << what << " threads=" << threads;
     if (first.empty()) {
@@ -177,6 +187,29 @@ std::vector<Case> Im2colCases() {
   cases.push_back({1, 3, 4, 33, 70, 3, 3, 1, 1, 1, 1, 1, 1});   // K > tile
   cases.push_back({3, 1, 1, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1});     // size 1
   return cases;
+}
+
+// A fused ReLU6-like clamp applied inside the GEMM, on every edge shape.
+TEST(ConvKernelsTest, Im2colClampMatchesClampedFloat64) {
+  std::mt19937 rng(15);
+  auto pool = StartPool(2);
+  const float clamp[2] = {0.0f, 0.3f};
+  for (const Case &c : Im2colCases()) {
+    const Problem p = MakeProblem(c, &rng);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      Im2colConv conv;
+      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 2));
+      std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
+      std::vector<float> output(p.expected.size(), NAN);
+      conv.Run(p.input.data(), p.bias.data(), clamp, output.data(),
+               scratch.data(), pool.get(), nullptr);
+      for (size_t i = 0; i < output.size(); ++i) {
+        const double want = std::fmin(std::fmax(p.expected[i], 0.0), 0.3);
+        ASSERT_NEAR(output[i], want, 1e-6 * p.magnitude[i] + 1e-30)
+            << SgemmIsaName(isa) << " " << Describe(c) << " at " << i;
+      }
+    }
+  }
 }
 
 TEST(ConvKernelsTest, Im2colEveryIsaMatchesFloat64OnEdgeShapes) {
@@ -273,8 +306,7 @@ void ExpectEpilogueCoversOutputOnce(const Kernel &kernel, const Problem &p,
   };
   const SgemmEpilogue epilogue(relu);
   auto pool = StartPool(2);
-  kernel.Run(p.input.data(), p.bias.data(), output.data(), scratch.data(),
-             pool.get(), &epilogue);
+  RunConv(kernel, p, output.data(), scratch.data(), pool.get(), &epilogue);
   for (size_t i = 0; i < output.size(); ++i) {
     ASSERT_EQ(visits[i], 1) << what << " at " << i;
     ASSERT_NEAR(output[i], std::max(p.expected[i], 0.0),

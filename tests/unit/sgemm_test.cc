@@ -197,6 +197,41 @@ TEST(SgemmTest, EpilogueSeesEveryValueOnceAfterItIsComputed) {
   }
 }
 
+// The in-register clamp of every micro-kernel, on row and column edges
+// (m, n not multiples of any mr, nr), threaded; a NaN row comes out as the
+// lower bound, as the reference ReLU makes it 0.
+TEST(SgemmTest, ClampedOutputMatchesFloat64AndMapsNanToTheLowerBound) {
+  std::mt19937 rng(17);
+  auto pool = StartPool(2);
+  const int64_t m = 37, n = 45, k = 23;
+  Problem p = MakeProblem(m, n, k, &rng);
+  const int64_t nan_row = 5;
+  p.a[nan_row * k + 3] = NAN;
+  const float clamp[2] = {-0.25f, 0.5f};
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    PackedMatrixB packed;
+    PackB(p.b_nk.data(), k, n, true, isa, &packed);
+    std::vector<float> c(m * n, -7.0f);
+    SgemmClamped(m, n, k, p.a.data(), k, packed, p.bias.data(), clamp, c.data(),
+                 n, pool.get());
+    int failures = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const double raw = p.product[i * n + j] + p.bias[j];
+        const double want = i == nan_row
+                                ? clamp[0]
+                                : std::fmin(std::fmax(raw, clamp[0]), clamp[1]);
+        const double tol =
+            1e-5 * (p.magnitude[i * n + j] + std::fabs(p.bias[j])) + 1e-30;
+        if (!(std::fabs(c[i * n + j] - want) <= tol) && ++failures <= 3) {
+          ADD_FAILURE() << SgemmIsaName(isa) << " at (" << i << ", " << j
+                        << "): got " << c[i * n + j] << ", want " << want;
+        }
+      }
+    }
+  }
+}
+
 TEST(SgemmTest, ForcedIsaIsUsedByDefaultPacking) {
   const SgemmIsa before = SelectedSgemmIsa();
   for (SgemmIsa isa : AvailableSgemmIsas()) {

@@ -1,6 +1,7 @@
 #include "mace/ops/common/activation_util.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace mace {
@@ -189,6 +190,17 @@ bool ToKernelActivation(const Activation &act, const PReluSlope &slope,
     default:
       return false;
   }
+}
+
+bool ToClampBounds(const Activation &act, float bounds[2]) {
+  if (act.type != ActivationType::kRelu && act.type != ActivationType::kReluX) {
+    return false;
+  }
+  bounds[0] = 0.0f;
+  bounds[1] = act.type == ActivationType::kRelu
+                  ? std::numeric_limits<float>::infinity()
+                  : act.max_limit;
+  return true;
 }
 
 void ActivateRowsInPlace(const Activation &act, const PReluSlope &slope,

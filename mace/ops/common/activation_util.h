@@ -18,8 +18,19 @@
 namespace mace {
 
 enum class ActivationType {
-  kNoop, kRelu, kReluX, kPRelu, kTanh, kSigmoid, kLeakyRelu, kElu,
-  kHardSigmoid, kHardSwish, kGelu, kGeluTanh, kSwish,
+  kNoop,
+  kRelu,
+  kReluX,
+  kPRelu,
+  kTanh,
+  kSigmoid,
+  kLeakyRelu,
+  kElu,
+  kHardSigmoid,
+  kHardSwish,
+  kGelu,
+  kGeluTanh,
+  kSwish,
 };
 
 struct Activation {
@@ -43,18 +54,15 @@ MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
 struct PReluSlope {
   const float *values = nullptr;
   int64_t size = 0;
-  float at(int64_t channel) const {
-    return values[size == 1 ? 0 : channel];
-  }
+  float at(int64_t channel) const { return values[size == 1 ? 0 : channel]; }
 };
 
 // For an op with a fused activation whose PRELU slope is input
 // `slope_index`: when `act` is PRELU, checks that the input exists, is
 // float and holds 1 or `channels` values (any shape, as the Activation op
 // takes it); nothing to check otherwise.
-MaceStatus CheckFusedPReluSlope(const OpContext &context,
-                                const Activation &act, int slope_index,
-                                int64_t channels);
+MaceStatus CheckFusedPReluSlope(const OpContext &context, const Activation &act,
+                                int slope_index, int64_t channels);
 
 // Ops shaped (input, weight[, bias]) with a fused activation: a fused
 // PRELU's slope follows the then required bias, as input 3.
@@ -99,13 +107,18 @@ inline float Activate(const Activation &act, float x) {
       return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
     case ActivationType::kGeluTanh:
       return 0.5f * x *
-             (1.0f + std::tanh(0.79788456080286536f *
-                               (x + 0.044715f * x * x * x)));
+             (1.0f +
+              std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
     case ActivationType::kSwish:
       return x / (1.0f + std::exp(-act.coefficient * x));
   }
   return x;
 }
+
+// The activations that are a clamp to [bounds[0], bounds[1]] (RELU,
+// RELUX), which the SGEMM applies in registers (kernels::SgemmClamped):
+// true and the bounds for those, false for any other.
+bool ToClampBounds(const Activation &act, float bounds[2]);
 
 // Applies the activation to n values in place (no-op for NOOP; PRELU
 // needs a slope: see ActivateInPlaceWithSlope).
@@ -120,9 +133,8 @@ void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
 // Applies the activation to a rows x cols block (row stride ldc) of a
 // channel-last matrix whose first column is channel `col0`: the epilogue
 // of GEMM-based ops, which see their output one block at a time.
-void ActivateBlock(const Activation &act, const PReluSlope &slope,
-                   int64_t col0, float *block, int64_t rows, int64_t cols,
-                   int64_t ldc);
+void ActivateBlock(const Activation &act, const PReluSlope &slope, int64_t col0,
+                   float *block, int64_t rows, int64_t cols, int64_t ldc);
 
 // The vector kernels' form of `act` with `slope` (see
 // mace/kernels/activation.h). Returns false, leaving *params as kNone, for
