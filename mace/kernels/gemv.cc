@@ -1,38 +1,57 @@
+// The matrix-vector driver: picks the kernel of the ISA and shares the
+// output rows among the threads in whole blocks of kGemvRowBlock rows.
+
 #include "mace/kernels/gemv.h"
 
 #include <algorithm>
+
+#include "mace/kernels/gemv_impl.h"
 
 namespace mace {
 namespace kernels {
 namespace {
 
-// Eight independent partial sums: the compiler maps them to vector lanes
-// without reassociating a single sum (which it may not do for floats).
-constexpr int kLanes = 8;
-
-float Dot(const float *w, const float *x, int64_t k) {
-  float lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= k; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] += w[i + j] * x[i + j];
+const GemvKernels &GemvKernelsFor(VectorIsa isa) {
+  switch (isa) {
+#if defined(__x86_64__)
+    case VectorIsa::kAvx2:
+      return GemvKernelsAvx2();
+    case VectorIsa::kAvx512:
+      return GemvKernelsAvx512();
+#endif
+#if defined(__aarch64__)
+    case VectorIsa::kNeon:
+      return GemvKernelsNeon();
+#endif
+    default:
+      return GemvKernelsGeneric();
   }
-  float sum = 0.0f;
-  for (; i < k; ++i) sum += w[i] * x[i];
-  for (int j = 0; j < kLanes; ++j) sum += lanes[j];
-  return sum;
 }
 
 }  // namespace
 
 void Gemv(const float *w, const float *x, const float *bias, int64_t n,
           int64_t k, float *y, ThreadPool *pool) {
+  Gemv(SelectedVectorIsa(), w, x, bias, n, k, y, pool);
+}
+
+void Gemv(VectorIsa isa, const float *w, const float *x, const float *bias,
+          int64_t n, int64_t k, float *y, ThreadPool *pool) {
+  if (n <= 0) return;
+  const GemvRowsFn rows = GemvKernelsFor(isa).rows;
+  const int64_t blocks = (n + kGemvRowBlock - 1) / kGemvRowBlock;
+  auto run = [&](int64_t block_begin, int64_t block_end) {
+    rows(w, x, bias, k, block_begin * kGemvRowBlock,
+         std::min(block_end * kGemvRowBlock, n), y);
+  };
+  if (pool == nullptr) {
+    run(0, blocks);
+    return;
+  }
   // About 64 KiB of weights per task: enough to amortise a wake-up.
-  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1));
-  pool->ParallelFor(0, n, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t o = begin; o < end; ++o) {
-      y[o] = Dot(w + o * k, x, k) + (bias != nullptr ? bias[o] : 0.0f);
-    }
-  });
+  const int64_t grain =
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(kGemvRowBlock * k, 1));
+  pool->ParallelFor(0, blocks, grain, run);
 }
 
 }  // namespace kernels

@@ -1,0 +1,19 @@
+// gemv_neon: the matrix-vector kernel on 4-lane AArch64 NEON vectors. Empty
+// on other targets.
+
+#if defined(__aarch64__)
+
+#include "mace/kernels/gemv_impl.h"
+
+namespace mace {
+namespace kernels {
+
+const GemvKernels &GemvKernelsNeon() {
+  static const GemvKernels kKernels = MakeGemvKernels<VecNeon>("gemv_neon");
+  return kKernels;
+}
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // defined(__aarch64__)
