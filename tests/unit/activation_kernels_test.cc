@@ -15,17 +15,14 @@
 #include <vector>
 
 #include "mace/kernels/activation.h"
+#include "tests/common/kernel_test_util.h"
 #include "tests/common/op_tester.h"
 
 namespace mace {
 namespace kernels {
 namespace {
 
-std::unique_ptr<ThreadPool> StartPool(int threads) {
-  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
-  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
-  return pool;
-}
+using test::StartPool;
 
 std::vector<float> Inputs(int64_t n, float range, std::mt19937 *rng) {
   std::uniform_real_distribution<float> dist(-range, range);

@@ -19,8 +19,8 @@ bool IsAligned(const void *p, size_t alignment) {
 TEST(AlignedBufferTest, SmallAndHugeAllocationsAreAlignedAndWritable) {
   // Below, at and above the huge page threshold (2 MiB), and not a
   // multiple of the page size.
-  for (size_t bytes : {size_t{1}, size_t{4097}, size_t{2} << 20,
-                       (size_t{5} << 20) + 12345}) {
+  for (size_t bytes :
+       {size_t{1}, size_t{4097}, size_t{2} << 20, (size_t{5} << 20) + 12345}) {
     AlignedBuffer buffer;
     ASSERT_TRUE(buffer.Allocate(bytes)) << bytes;
     ASSERT_NE(buffer.data(), nullptr);

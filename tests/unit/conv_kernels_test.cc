@@ -16,10 +16,14 @@
 
 #include "mace/kernels/conv_im2col.h"
 #include "mace/kernels/winograd.h"
+#include "tests/common/kernel_test_util.h"
 
 namespace mace {
 namespace kernels {
 namespace {
+
+using test::RandomVector;
+using test::StartPool;
 
 struct Case {
   int64_t batch, in_h, in_w, in_c, out_c;
@@ -62,13 +66,6 @@ std::string Describe(const Case &c) {
          std::to_string(c.dilation) + " pads " + std::to_string(c.pad_top) +
          "," + std::to_string(c.pad_left) + "," + std::to_string(c.pad_bottom) +
          "," + std::to_string(c.pad_right) + " G" + std::to_string(c.groups);
-}
-
-std::vector<float> RandomVector(int64_t count, std::mt19937 *rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float &x : v) x = dist(*rng);
-  return v;
 }
 
 struct Problem {
@@ -128,12 +125,6 @@ double WorstRelativeError(const Problem &p, const std::vector<float> &got) {
     worst = std::max(worst, error / std::max(p.magnitude[i], 1e-30));
   }
   return worst;
-}
-
-std::unique_ptr<ThreadPool> StartPool(int threads) {
-  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
-  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
-  return pool;
 }
 
 // Either kernel without a clamp (only im2col takes one).

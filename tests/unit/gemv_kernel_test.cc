@@ -13,17 +13,14 @@
 #include <vector>
 
 #include "mace/kernels/gemv.h"
+#include "tests/common/kernel_test_util.h"
 #include "tests/common/reference.h"
 
 namespace mace {
 namespace kernels {
 namespace {
 
-std::unique_ptr<ThreadPool> StartPool(int threads) {
-  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
-  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
-  return pool;
-}
+using test::StartPool;
 
 struct Problem {
   int64_t n, k;

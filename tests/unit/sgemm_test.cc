@@ -15,20 +15,17 @@
 #include <vector>
 
 #include "mace/core/cpu_info.h"
+#include "tests/common/kernel_test_util.h"
 #include "tests/common/op_tester.h"
 
 namespace mace {
 namespace kernels {
 namespace {
 
-const int64_t kSizes[] = {1, 2, 5, 7, 15, 16, 17, 31, 33, 64, 100};
+using test::RandomVector;
+using test::StartPool;
 
-std::vector<float> RandomVector(int64_t count, std::mt19937 *rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float &x : v) x = dist(*rng);
-  return v;
-}
+const int64_t kSizes[] = {1, 2, 5, 7, 15, 16, 17, 31, 33, 64, 100};
 
 // B as k rows of n, and its transpose (n rows of k).
 struct Problem {
@@ -62,12 +59,6 @@ Problem MakeProblem(int64_t m, int64_t n, int64_t k, std::mt19937 *rng) {
     }
   }
   return p;
-}
-
-std::unique_ptr<ThreadPool> StartPool(int threads) {
-  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
-  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
-  return pool;
 }
 
 // Checks c (m x n, row stride ldc) against the float64 product (+ bias).

@@ -23,11 +23,14 @@
 #include <vector>
 
 #include "mace/kernels/softmax.h"
+#include "tests/common/kernel_test_util.h"
 #include "tests/common/op_tester.h"
 
 namespace mace {
 namespace kernels {
 namespace {
+
+using test::StartPool;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -37,12 +40,6 @@ std::vector<float> RandomVector(int64_t count, float low, float high,
   std::vector<float> v(count);
   for (float &x : v) x = dist(*rng);
   return v;
-}
-
-std::unique_ptr<ThreadPool> StartPool(int threads) {
-  auto pool = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
-  EXPECT_EQ(pool->Init(), MaceStatus::MACE_SUCCESS);
-  return pool;
 }
 
 std::string ShapeName(const SoftmaxShape &s) {
