@@ -171,8 +171,8 @@ struct VecAvx2 {
   static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm256_div_ps(a, b); }
   static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
-  static T Max(T a, T b) { return _mm256_max_ps(b, a); }
-  static T Min(T a, T b) { return _mm256_min_ps(b, a); }
+  static T Max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T Min(T a, T b) { return _mm256_min_ps(a, b); }
   static T Abs(T a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
   static T SelectLess(T a, T b, T t, T f) {
     return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
@@ -218,8 +218,8 @@ struct VecAvx512 {
   static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm512_div_ps(a, b); }
   static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
-  static T Max(T a, T b) { return _mm512_max_ps(b, a); }
-  static T Min(T a, T b) { return _mm512_min_ps(b, a); }
+  static T Max(T a, T b) { return _mm512_max_ps(a, b); }
+  static T Min(T a, T b) { return _mm512_min_ps(a, b); }
   static T Abs(T a) { return _mm512_abs_ps(a); }
   static T SelectLess(T a, T b, T t, T f) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), f, t);

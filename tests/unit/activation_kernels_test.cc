@@ -134,6 +134,38 @@ TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
   }
 }
 
+// NaN, signed zeros and infinities go through the piecewise-linear kinds
+// as through the generic lanes on every ISA (Max / Min keep the operand
+// order of a > b ? a : b), and ReLU / ReLU6 of NaN is 0 as in the
+// reference loops.
+TEST(ActivationKernelsTest, SpecialValuesMatchGenericOnEveryIsa) {
+  const std::vector<float> x = {
+      NAN,  -0.0f, 0.0f,  INFINITY, -INFINITY, -2.5f, 7.0f, -NAN, 0.25f,
+      3.0f, -3.0f, 1e30f, -1e30f,   NAN,       -0.0f, 1.0f, NAN};
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (ActivationKind kind :
+       {ActivationKind::kRelu, ActivationKind::kReluX,
+        ActivationKind::kLeakyRelu, ActivationKind::kHardSigmoid,
+        ActivationKind::kHardSwish}) {
+    ActivationParams act;
+    act.kind = kind;
+    act.coefficient = 0.1f;
+    std::vector<float> generic(n);
+    ActivateChannels(VectorIsa::kGeneric, act, 1, x.data(), generic.data(), n,
+                     nullptr);
+    if (kind == ActivationKind::kRelu || kind == ActivationKind::kReluX) {
+      EXPECT_EQ(generic[0], 0.0f);             // NaN
+      EXPECT_FALSE(std::signbit(generic[1]));  // -0 -> +0
+    }
+    for (VectorIsa isa : AvailableVectorIsas()) {
+      std::vector<float> y(n);
+      ActivateChannels(isa, act, 1, x.data(), y.data(), n, nullptr);
+      EXPECT_EQ(0, std::memcmp(y.data(), generic.data(), n * sizeof(float)))
+          << VectorIsaName(isa) << " kind=" << static_cast<int>(kind);
+    }
+  }
+}
+
 TEST(ActivationKernelsTest, OpMatchesFloat64UnderEveryIsa) {
   std::mt19937 rng(3);
   const std::vector<int64_t> shape = {2, 5, 3, 19};
