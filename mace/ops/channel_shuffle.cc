@@ -4,6 +4,7 @@
 // (int, required, >= 1, divides C). Any rank >= 1 (NHWC: channels last);
 // float32. Output shape = input shape.
 
+#include <algorithm>
 #include <vector>
 
 #include "mace/ops/common/move_util.h"
@@ -45,16 +46,43 @@ class ChannelShuffleOp : public Operation {
     view_.dims.push_back(group);
     view_.steps.push_back(channels / group);
     view_.base = 0;
+    group_ = group;
+    channels_ = channels;
     return SetOutput(context, input.dtype(), input.shape());
   }
 
   MaceStatus Run(OpContext *context) override {
-    StridedCopyOp(view_, context);
+    if (group_ != 2) {
+      StridedCopyOp(view_, context);
+      return MaceStatus::MACE_SUCCESS;
+    }
+    // ShuffleNet's two groups: each pixel's two halves interleaved, pixel
+    // by pixel (the general strided copy works in blocks of 16 channels,
+    // a division per block: 12% of ShuffleNetV2's run).
+    const float *x = context->input(0).data<float>();
+    float *y = context->output(0)->mutable_data<float>();
+    const int64_t half = channels_ / 2;
+    const int64_t pixels = context->input(0).size() / channels_;
+    context->thread_pool()->ParallelFor(
+        0, pixels, std::max<int64_t>(1, 4096 / channels_),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            const float *low = x + p * channels_;
+            const float *high = low + half;
+            float *out = y + p * channels_;
+            for (int64_t k = 0; k < half; ++k) {
+              out[2 * k] = low[k];
+              out[2 * k + 1] = high[k];
+            }
+          }
+        });
     return MaceStatus::MACE_SUCCESS;
   }
 
  private:
   StridedView view_;
+  int64_t group_ = 1;
+  int64_t channels_ = 1;
 };
 
 }  // namespace

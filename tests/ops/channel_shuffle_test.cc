@@ -53,6 +53,19 @@ TEST_P(ChannelShuffleTest, Rank2WithOddChannels) {
       AllClose(tester.output(0).floats, ShuffleReference(x, 15, 5), 0, 0));
 }
 
+// ShuffleNet's two groups take their own per-pixel path: many pixels
+// (several thread chunks) and an odd half (58 + 58 channels, and 2 + 2).
+TEST_P(ChannelShuffleTest, TwoGroupsOverManyPixelsMatchReference) {
+  for (const Dims &shape : {Dims{2, 13, 11, 116}, Dims{1, 3, 5, 4}}) {
+    const std::vector<float> x = RandomFloats(Product(shape), -1, 1, 93);
+    OpTester tester("ChannelShuffle");
+    tester.Input("x", shape, x).Output("y").Arg("group", 2).Threads(GetParam());
+    ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+    EXPECT_TRUE(AllClose(tester.output(0).floats,
+                         ShuffleReference(x, shape.back(), 2), 0, 0));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, ChannelShuffleTest, ::testing::Values(1, 2));
 
 MaceStatus RunShuffle(const std::string &name, int64_t group) {
