@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "mace/kernels/sgemm.h"
 #include "mace/ops/common/dense_util.h"
 #include "mace/ops/op_registry.h"
 
@@ -101,7 +102,7 @@ class MatMulOp : public Operation {
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);
     output->set_shape(out_shape);
-    return MaceStatus::MACE_SUCCESS;
+    return PackConstantB(context);
   }
 
   MaceStatus Run(OpContext *context) override {
@@ -111,6 +112,17 @@ class MatMulOp : public Operation {
     const int64_t m_size = a_.rows;
     const int64_t n_size = b_.cols;
     const int64_t k_size = a_.cols;
+    if (!packed_b_.empty()) {
+      // Each batch's rows of A (contiguous, rows a_.row_step apart) by the
+      // packed B; each value sums over k in order, as below.
+      for (size_t batch = 0; batch < a_offsets_.size(); ++batch) {
+        kernels::Sgemm(m_size, n_size, k_size, a + a_offsets_[batch],
+                       a_.row_step, packed_b_, nullptr,
+                       c + static_cast<int64_t>(batch) * m_size * n_size,
+                       n_size, context->thread_pool());
+      }
+      return MaceStatus::MACE_SUCCESS;
+    }
     const MatrixView &av = a_;
     const MatrixView &bv = b_;
     const int64_t num_rows = static_cast<int64_t>(a_offsets_.size()) * m_size;
@@ -142,6 +154,29 @@ class MatMulOp : public Operation {
   }
 
  private:
+  // A constant B shared by every batch (x @ W of a transformer's
+  // projections, on [batch, seq, d] activations that MatMulToFullyConnected
+  // leaves alone) is packed once for the SGEMM; A must have contiguous rows.
+  MaceStatus PackConstantB(OpContext *context) {
+    packed_b_ = kernels::PackedMatrixB();
+    const Tensor &b = context->input(1);
+    const bool b_shared = std::all_of(b_offsets_.begin(), b_offsets_.end(),
+                                      [](int64_t o) { return o == 0; });
+    if (!b.is_constant() || !b.has_data() || !context->will_run() ||
+        !b_shared || a_.col_step != 1 || b.rank() < 2 || a_offsets_.empty()) {
+      return MaceStatus::MACE_SUCCESS;
+    }
+    // Stored k x n (row_step n) or, transposed, n x k.
+    const bool n_by_k = b_.row_step == 1;
+    if (!kernels::PackB(b.data<float>(), b_.rows, b_.cols, n_by_k,
+                        kernels::SelectedSgemmIsa(), &packed_b_,
+                        context->thread_pool())) {
+      return context->OutOfResources("cannot allocate the packed copy of ",
+                                     "B '", b.name(), "'");
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+
   // Numpy broadcasting of the leading dims: right-aligned, each pair equal
   // or one of them 1.
   MaceStatus BroadcastBatch(const OpContext &context, Shape *out) const {
@@ -191,6 +226,7 @@ class MatMulOp : public Operation {
   int64_t num_batches_ = 0;
   std::vector<int64_t> a_offsets_;
   std::vector<int64_t> b_offsets_;
+  kernels::PackedMatrixB packed_b_;  // empty: the loops of Run
 };
 
 }  // namespace

@@ -187,6 +187,17 @@ TEST(MatMulTest, ConstantOperandsMatchReference) {
   for (int threads : {1, 2}) {
     CheckMatMul({{2, 3, 13}, {13, 5}, false, false, {2, 3, 5}, true}, threads);
     CheckMatMul({{3, 13}, {5, 13}, false, true, {3, 5}, true}, threads);
+    // Packed for the SGEMM: several panels and row tiles, batch-1 B,
+    // a transformer's [batch, seq, d] x [d, 4d], a 1-D A.
+    CheckMatMul({{2, 50, 37}, {37, 70}, false, false, {2, 50, 70}, true},
+                threads);
+    CheckMatMul({{3, 19, 37}, {1, 70, 37}, false, true, {3, 19, 70}, true},
+                threads);
+    CheckMatMul({{1, 17, 64}, {64, 256}, false, false, {1, 17, 256}, true},
+                threads);
+    CheckMatMul({{37}, {37, 33}, false, false, {33}, true}, threads);
+    // A transposed: the loops, not the SGEMM.
+    CheckMatMul({{2, 37, 5}, {37, 33}, true, false, {2, 5, 33}, true}, threads);
   }
 }
 
