@@ -37,6 +37,23 @@ std::vector<double> TransposeReference(const std::vector<T> &x,
   return out;
 }
 
+// Runs Transpose on `threads` threads; the output must equal the reference
+// exactly (a transpose only moves values).
+void ExpectTransposeMatches(const std::vector<float> &x, const Dims &shape,
+                            const Dims &perm, int threads) {
+  OpTester tester("Transpose");
+  tester.Input("x", shape, x)
+      .Output("y")
+      .ArgInts("dims", perm)
+      .Threads(threads);
+  ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+  Dims expected_shape;
+  const std::vector<double> expected =
+      TransposeReference(x, shape, perm, &expected_shape);
+  EXPECT_EQ(tester.output(0).shape, expected_shape);
+  EXPECT_TRUE(AllClose(tester.output(0).floats, expected, 0, 0));
+}
+
 class TransposeTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(TransposeTest, Rank5PermutationsMatchReference) {
@@ -48,17 +65,7 @@ TEST_P(TransposeTest, Rank5PermutationsMatchReference) {
                                    {3, 4, 1, 0, 2},
                                    {0, 1, 2, 3, 4}};
   for (const Dims &perm : perms) {
-    OpTester tester("Transpose");
-    tester.Input("x", shape, x)
-        .Output("y")
-        .ArgInts("dims", perm)
-        .Threads(GetParam());
-    ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
-    Dims expected_shape;
-    const std::vector<double> expected =
-        TransposeReference(x, shape, perm, &expected_shape);
-    EXPECT_EQ(tester.output(0).shape, expected_shape);
-    EXPECT_TRUE(AllClose(tester.output(0).floats, expected, 0, 0));
+    ExpectTransposeMatches(x, shape, perm, GetParam());
   }
 }
 
@@ -66,24 +73,14 @@ TEST_P(TransposeTest, Rank5PermutationsMatchReference) {
 // image-layout transposes of a model's input and output, and 3-D ones.
 TEST_P(TransposeTest, ShapesSpanningSeveralCopyBlocksMatchReference) {
   const std::vector<std::pair<Dims, Dims>> cases = {
-      {{1, 3, 37, 41}, {0, 2, 3, 1}},  // NCHW -> NHWC, 3 channels
+      {{1, 3, 37, 41}, {0, 2, 3, 1}},   // NCHW -> NHWC, 3 channels
       {{2, 37, 19, 20}, {0, 3, 1, 2}},  // NHWC -> NCHW
       {{20, 35, 17}, {2, 0, 1}},
       {{20, 35, 17}, {1, 2, 0}},
       {{33, 18}, {1, 0}}};
   for (const auto &[shape, perm] : cases) {
     const std::vector<float> x = RandomFloats(Product(shape), -1, 1, 43);
-    OpTester tester("Transpose");
-    tester.Input("x", shape, x)
-        .Output("y")
-        .ArgInts("dims", perm)
-        .Threads(GetParam());
-    ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
-    Dims expected_shape;
-    const std::vector<double> expected =
-        TransposeReference(x, shape, perm, &expected_shape);
-    EXPECT_EQ(tester.output(0).shape, expected_shape);
-    EXPECT_TRUE(AllClose(tester.output(0).floats, expected, 0, 0));
+    ExpectTransposeMatches(x, shape, perm, GetParam());
   }
 }
 
