@@ -96,91 +96,87 @@ bool TfNode::HasAttr(const std::string &name) const {
   return FindAttr(name) != nullptr;
 }
 
-MaceStatus TfNode::Int(const std::string &name, int64_t default_value,
-                       int64_t *value) const {
-  const tf::AttrValue *attr = FindAttr(name);
+namespace {
+
+// An attribute read with a default: `default_value` when absent, `read` of
+// it when `accepts` it, else an error naming the attribute, the `kind`
+// expected and what it holds.
+template <typename T, typename Accepts, typename Read>
+MaceStatus ReadAttr(const TfNode &node, const std::string &name,
+                    const char *kind, const T &default_value, Accepts accepts,
+                    Read read, T *value) {
+  const tf::AttrValue *attr = node.FindAttr(name);
   if (attr == nullptr) {
     *value = default_value;
-  } else if (attr->value_case() == tf::AttrValue::kI) {
-    *value = attr->i();
+  } else if (accepts(*attr)) {
+    *value = read(*attr);
   } else {
-    return InvalidArgs("attribute '", name, "' should be an int, is ",
-                       AttrKind(*attr));
+    return node.InvalidArgs("attribute '", name, "' should be ", kind, ", is ",
+                            AttrKind(*attr));
   }
   return MaceStatus::MACE_SUCCESS;
+}
+
+// Accepts an attribute holding `kCase`.
+template <tf::AttrValue::ValueCase kCase>
+bool Holds(const tf::AttrValue &attr) {
+  return attr.value_case() == kCase;
+}
+
+}  // namespace
+
+MaceStatus TfNode::Int(const std::string &name, int64_t default_value,
+                       int64_t *value) const {
+  return ReadAttr(
+      *this, name, "an int", default_value, Holds<tf::AttrValue::kI>,
+      [](const tf::AttrValue &a) { return static_cast<int64_t>(a.i()); },
+      value);
 }
 
 MaceStatus TfNode::Float(const std::string &name, float default_value,
                          float *value) const {
-  const tf::AttrValue *attr = FindAttr(name);
-  if (attr == nullptr) {
-    *value = default_value;
-  } else if (attr->value_case() == tf::AttrValue::kF) {
-    *value = attr->f();
-  } else {
-    return InvalidArgs("attribute '", name, "' should be a float, is ",
-                       AttrKind(*attr));
-  }
-  return MaceStatus::MACE_SUCCESS;
+  return ReadAttr(
+      *this, name, "a float", default_value, Holds<tf::AttrValue::kF>,
+      [](const tf::AttrValue &a) { return a.f(); }, value);
 }
 
 MaceStatus TfNode::Bool(const std::string &name, bool default_value,
                         bool *value) const {
-  const tf::AttrValue *attr = FindAttr(name);
-  if (attr == nullptr) {
-    *value = default_value;
-  } else if (attr->value_case() == tf::AttrValue::kB) {
-    *value = attr->b();
-  } else {
-    return InvalidArgs("attribute '", name, "' should be a bool, is ",
-                       AttrKind(*attr));
-  }
-  return MaceStatus::MACE_SUCCESS;
+  return ReadAttr(
+      *this, name, "a bool", default_value, Holds<tf::AttrValue::kB>,
+      [](const tf::AttrValue &a) { return a.b(); }, value);
 }
 
 MaceStatus TfNode::String(const std::string &name,
                           const std::string &default_value,
                           std::string *value) const {
-  const tf::AttrValue *attr = FindAttr(name);
-  if (attr == nullptr) {
-    *value = default_value;
-  } else if (attr->value_case() == tf::AttrValue::kS) {
-    *value = attr->s();
-  } else {
-    return InvalidArgs("attribute '", name, "' should be a string, is ",
-                       AttrKind(*attr));
-  }
-  return MaceStatus::MACE_SUCCESS;
+  return ReadAttr(
+      *this, name, "a string", default_value, Holds<tf::AttrValue::kS>,
+      [](const tf::AttrValue &a) { return a.s(); }, value);
 }
 
 MaceStatus TfNode::Type(const std::string &name, tf::DataType default_value,
                         tf::DataType *value) const {
-  const tf::AttrValue *attr = FindAttr(name);
-  if (attr == nullptr) {
-    *value = default_value;
-  } else if (attr->value_case() == tf::AttrValue::kType) {
-    *value = attr->type();
-  } else {
-    return InvalidArgs("attribute '", name, "' should be a type, is ",
-                       AttrKind(*attr));
-  }
-  return MaceStatus::MACE_SUCCESS;
+  return ReadAttr(
+      *this, name, "a type", default_value, Holds<tf::AttrValue::kType>,
+      [](const tf::AttrValue &a) { return a.type(); }, value);
 }
 
 MaceStatus TfNode::Ints(const std::string &name,
                         const std::vector<int64_t> &default_value,
                         std::vector<int64_t> *value) const {
-  const tf::AttrValue *attr = FindAttr(name);
-  if (attr == nullptr) {
-    *value = default_value;
-  } else if (attr->value_case() == tf::AttrValue::kList &&
-             attr->list().s_size() == 0 && attr->list().f_size() == 0) {
-    value->assign(attr->list().i().begin(), attr->list().i().end());
-  } else {
-    return InvalidArgs("attribute '", name, "' should be an int list, is ",
-                       AttrKind(*attr));
-  }
-  return MaceStatus::MACE_SUCCESS;
+  // A list carries no element type: it is an int list when it holds no
+  // strings or floats (an empty one included).
+  return ReadAttr(
+      *this, name, "an int list", default_value,
+      [](const tf::AttrValue &a) {
+        return a.value_case() == tf::AttrValue::kList &&
+               a.list().s_size() == 0 && a.list().f_size() == 0;
+      },
+      [](const tf::AttrValue &a) {
+        return std::vector<int64_t>(a.list().i().begin(), a.list().i().end());
+      },
+      value);
 }
 
 MaceStatus TfNode::ShapeAttr(const std::string &name,
