@@ -34,7 +34,8 @@ MaceStatus Net::Init(NetDef net, const unsigned char *weights,
                      const std::vector<std::string> &input_names,
                      const std::vector<std::string> &output_names,
                      const OpFactory &op_factory, ThreadPool *thread_pool,
-                     bool *weights_borrowed) {
+                     bool *weights_borrowed,
+                     PackedWeightCache *packed_weights) {
   net_ = std::move(net);
   if (weights == nullptr) weights_size = 0;
   auto is_known = [&op_factory](const std::string &type) {
@@ -43,7 +44,8 @@ MaceStatus Net::Init(NetDef net, const unsigned char *weights,
   MACE_RETURN_IF_ERROR(ValidateModel(&net_, weights_size, is_known));
   MACE_RETURN_IF_ERROR(LoadTensors(weights, weights_size, weights_borrowed));
   MACE_RETURN_IF_ERROR(ResolveIo(input_names, output_names));
-  MACE_RETURN_IF_ERROR(PrepareOps(NeededOps(), op_factory, thread_pool));
+  MACE_RETURN_IF_ERROR(
+      PrepareOps(NeededOps(), op_factory, thread_pool, packed_weights));
   PlanBuffers();
   VLOG(1) << "net '" << net_.name() << "': " << steps_.size()
           << " steps, arena " << plan_.arena_bytes << " bytes";
@@ -134,8 +136,8 @@ std::vector<int> Net::NeededOps() const {
 }
 
 MaceStatus Net::PrepareOps(const std::vector<int> &ops,
-                           const OpFactory &op_factory,
-                           ThreadPool *thread_pool) {
+                           const OpFactory &op_factory, ThreadPool *thread_pool,
+                           PackedWeightCache *packed_weights) {
   const std::set<std::string> fed(inputs_.begin(), inputs_.end());
   for (int index : ops) {
     const OperatorDef &def = net_.op(index);
@@ -168,6 +170,9 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
     }
     step.context =
         std::make_unique<OpContext>(def, inputs, outputs, thread_pool);
+    if (packed_weights != nullptr) {
+      step.context->set_packed_weights(packed_weights->SourceFor(index));
+    }
     MACE_RETURN_IF_ERROR(step.op->Prepare(step.context.get()));
     for (Tensor *output : outputs) {
       if (output->size() < 0 || DataTypeSize(output->dtype()) == 0 ||

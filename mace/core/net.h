@@ -14,6 +14,7 @@
 
 #include "mace/core/memory_planner.h"
 #include "mace/core/operation.h"
+#include "mace/core/packed_weight_cache.h"
 #include "mace/core/tensor.h"
 #include "mace/core/thread_pool.h"
 #include "mace/model/mace.pb.h"
@@ -33,13 +34,16 @@ class Net {
   // Validates `net`, loads its weights (borrowing fp32 data from `weights`
   // where possible: *weights_borrowed tells), prepares the ops needed for
   // `output_names` (all declared outputs when empty) and plans memory.
-  // `input_names` empty means every declared input.
+  // `input_names` empty means every declared input. Ops put the arrays
+  // they pack in `packed_weights` when given (a cache file's, which may
+  // hold them already), in memory of their own otherwise.
   MaceStatus Init(NetDef net, const unsigned char *weights,
                   int64_t weights_size,
                   const std::vector<std::string> &input_names,
                   const std::vector<std::string> &output_names,
                   const OpFactory &op_factory, ThreadPool *thread_pool,
-                  bool *weights_borrowed);
+                  bool *weights_borrowed,
+                  PackedWeightCache *packed_weights = nullptr);
 
   // Bytes of arena the plan needs (intermediates and scratch).
   int64_t arena_bytes() const { return plan_.arena_bytes; }
@@ -77,7 +81,8 @@ class Net {
                        const std::vector<std::string> &output_names);
   std::vector<int> NeededOps() const;
   MaceStatus PrepareOps(const std::vector<int> &ops,
-                        const OpFactory &op_factory, ThreadPool *thread_pool);
+                        const OpFactory &op_factory, ThreadPool *thread_pool,
+                        PackedWeightCache *packed_weights);
   MaceStatus FoldConstantStep(Step *step);
   void PlanBuffers();
   static OperatorStats DescribeStep(const Step &step);

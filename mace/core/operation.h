@@ -18,9 +18,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mace/core/op_args.h"
+#include "mace/core/packed_weight_cache.h"
 #include "mace/core/status.h"
 #include "mace/core/tensor.h"
 #include "mace/core/thread_pool.h"
@@ -59,6 +61,15 @@ class OpContext {
   // Run needs, such as packing weights.
   bool will_run() const { return will_run_; }
   void set_will_run(bool will_run) { will_run_ = will_run; }
+
+  // Where Prepare puts the arrays it packs from constant weights: null
+  // unless the engine keeps packed weights in a cache file, in which case
+  // the arrays may come back already packed
+  // (mace/core/packed_weight_cache.h).
+  PackedWeightSource *packed_weights() const { return packed_weights_.get(); }
+  void set_packed_weights(std::unique_ptr<PackedWeightSource> source) {
+    packed_weights_ = std::move(source);
+  }
 
   // Scratch memory: requested in Prepare, valid during Run (arena memory
   // shared with other ops' scratch, contents not kept between runs).
@@ -108,6 +119,7 @@ class OpContext {
   int64_t scratch_bytes_ = 0;
   void *scratch_ = nullptr;
   bool will_run_ = true;
+  std::unique_ptr<PackedWeightSource> packed_weights_;
 };
 
 class Operation {

@@ -40,16 +40,18 @@ int64_t Im2colTileRows(int64_t k, int64_t mr) {
 }
 
 bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
-                      SgemmIsa isa, int threads, ThreadPool *pool) {
+                      SgemmIsa isa, int threads, ThreadPool *pool,
+                      PackedWeightSource *source) {
   geo_ = geometry;
   const int64_t in_per_group = geo_.in_c / geo_.groups;
   const int64_t out_per_group = geo_.out_c / geo_.groups;
   k_ = geo_.kernel_h * geo_.kernel_w * in_per_group;
-  if (!AllocatePackedBs(geo_.groups, k_, out_per_group, isa, &storage_,
-                        &packed_)) {
+  bool ready = false;
+  if (!AcquirePackedBs(geo_.groups, k_, out_per_group, isa, source, &storage_,
+                       &packed_, &ready)) {
     return false;
   }
-  for (int64_t g = 0; g < geo_.groups; ++g) {
+  for (int64_t g = 0; g < geo_.groups && !ready; ++g) {
     // Group g's filter rows are contiguous: out_per_group rows of k_.
     PackBInto(filter + g * out_per_group * k_, true, &packed_[g], pool);
   }

@@ -45,9 +45,12 @@ class Im2colConv {
   // Packs `filter` (OHWI) for `isa` and sizes the tiles for `threads`
   // threads (the pool's size at Run; more threads than that share slots).
   // False when the packed filter does not fit in memory.
-  // `pool` (may be null) shares the packing.
+  // `pool` (may be null) shares the packing; `source` (may be null) gives
+  // the memory of the packed filter, maybe packed already (sgemm.h
+  // AcquirePackedBs).
   bool Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
-            int threads, ThreadPool *pool = nullptr);
+            int threads, ThreadPool *pool = nullptr,
+            PackedWeightSource *source = nullptr);
 
   // Scratch Run needs (0 when the input is read in place).
   int64_t ScratchBytes() const;

@@ -17,21 +17,26 @@ constexpr int64_t kScatterChannels = 64;
 }  // namespace
 
 bool DeconvGemm::Init(const DeconvGeometry &geometry, const float *filter,
-                      SgemmIsa isa, ThreadPool *pool) {
+                      SgemmIsa isa, ThreadPool *pool,
+                      PackedWeightSource *source) {
   geo_ = geometry;
   const int64_t taps = geo_.kernel_h * geo_.kernel_w;
   const int64_t n = taps * geo_.out_c;
-  // B's column (tap, co) is filter row (co, tap): reorder the rows to
-  // [tap][co] so that a tap's output channels are contiguous in cols.
-  std::vector<float> by_tap(n * geo_.in_c);
-  for (int64_t co = 0; co < geo_.out_c; ++co) {
-    for (int64_t tap = 0; tap < taps; ++tap) {
-      std::copy_n(filter + (co * taps + tap) * geo_.in_c, geo_.in_c,
-                  by_tap.data() + (tap * geo_.out_c + co) * geo_.in_c);
-    }
-  }
-  if (!PackB(by_tap.data(), geo_.in_c, n, true, isa, &packed_, pool)) {
+  bool ready = false;
+  if (!AcquirePackedB(geo_.in_c, n, isa, source, &packed_, &ready)) {
     return false;
+  }
+  if (!ready) {
+    // B's column (tap, co) is filter row (co, tap): reorder the rows to
+    // [tap][co] so that a tap's output channels are contiguous in cols.
+    std::vector<float> by_tap(n * geo_.in_c);
+    for (int64_t co = 0; co < geo_.out_c; ++co) {
+      for (int64_t tap = 0; tap < taps; ++tap) {
+        std::copy_n(filter + (co * taps + tap) * geo_.in_c, geo_.in_c,
+                    by_tap.data() + (tap * geo_.out_c + co) * geo_.in_c);
+      }
+    }
+    PackBInto(by_tap.data(), true, &packed_, pool);
   }
   const int64_t mr = SgemmTileRows(packed_.isa);
   const int64_t rows = kTileBytes / (std::max<int64_t>(n, 1) *

@@ -30,10 +30,11 @@ struct DeconvGeometry {
 class DeconvGemm {
  public:
   // Packs `filter` ([Cout, Kh, Kw, Cin]) for `isa`; the pool (may be null)
-  // shares the packing. False when the packed filter does not fit in
-  // memory.
+  // shares the packing, `source` (may be null) gives its memory, maybe
+  // packed already (sgemm.h AcquirePackedBs). False when the packed filter
+  // does not fit in memory.
   bool Init(const DeconvGeometry &geometry, const float *filter, SgemmIsa isa,
-            ThreadPool *pool);
+            ThreadPool *pool, PackedWeightSource *source = nullptr);
 
   int64_t ScratchBytes() const;
 

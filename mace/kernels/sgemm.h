@@ -14,12 +14,20 @@
 
 #include "mace/core/aligned_buffer.h"
 #include "mace/core/function_ref.h"
+#include "mace/core/packed_weight_cache.h"
 #include "mace/core/thread_pool.h"
 
 namespace mace {
 namespace kernels {
 
 enum class SgemmIsa { kGeneric, kAvx2, kAvx512, kNeon };
+
+// The version of every layout packed at load and kept in packed weight
+// cache files (mace/core/packed_weight_cache.h): the panels below, the
+// Winograd elements' order and filter transforms, DeconvGemm's tap-major
+// columns. Raise it with any change to one of them, so that files of the
+// old layout are replaced instead of read.
+constexpr int kPackedLayoutVersion = 1;
 
 const char *SgemmIsaName(SgemmIsa isa);
 
@@ -91,6 +99,25 @@ void PlacePackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
 bool AllocatePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
                       AlignedArray<float> *storage,
                       std::vector<PackedMatrixB> *packed);
+
+// As AllocatePackedBs, in memory from `source` when it is not null (an
+// engine's packed weight cache). *ready says that the source handed back
+// matrices packed by an earlier load: the caller must then leave them as
+// they are (read-only); otherwise it fills them (PackBInto, say). False,
+// with `packed` empty, when out of memory.
+bool AcquirePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
+                     PackedWeightSource *source, AlignedArray<float> *storage,
+                     std::vector<PackedMatrixB> *packed, bool *ready);
+
+// One matrix as AcquirePackedBs, in its own storage when `source` is null.
+bool AcquirePackedB(int64_t k, int64_t n, SgemmIsa isa,
+                    PackedWeightSource *source, PackedMatrixB *packed,
+                    bool *ready);
+
+// PackB through a `source` as AcquirePackedB: packs only when the source
+// did not hand the matrix back already packed.
+bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
+           PackedWeightSource *source, PackedMatrixB *packed, ThreadPool *pool);
 
 // Packs into a matrix already sized by AllocatePackedB or PlacePackedB.
 void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,

@@ -37,6 +37,18 @@ void PackPanelRows(const float *b, int64_t k, int64_t n, int64_t cols,
   }
 }
 
+// Lays `packed` over `values` without writing them.
+void LayPackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
+                PackedMatrixB *packed) {
+  const SgemmIsa used = SgemmIsaAvailable(isa) ? isa : SgemmIsa::kGeneric;
+  packed->k = k;
+  packed->n = n;
+  packed->nr = SgemmPanelWidth(used);
+  packed->isa = used;
+  packed->storage.Release();
+  packed->values = packed->size() > 0 ? values : nullptr;
+}
+
 }  // namespace
 
 int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa) {
@@ -47,14 +59,8 @@ int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa) {
 
 void PlacePackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
                   PackedMatrixB *packed) {
-  const SgemmIsa used = SgemmIsaAvailable(isa) ? isa : SgemmIsa::kGeneric;
-  const int64_t nr = SgemmPanelWidth(used);
-  packed->k = k;
-  packed->n = n;
-  packed->nr = static_cast<int>(nr);
-  packed->isa = used;
-  packed->storage.Release();
-  packed->values = packed->size() > 0 ? values : nullptr;
+  LayPackedB(k, n, isa, values, packed);
+  const int64_t nr = packed->nr;
   const int64_t panels = (n + nr - 1) / nr;
   const int64_t last_cols = n - (panels - 1) * nr;
   if (packed->values != nullptr && last_cols < nr) {
@@ -87,6 +93,54 @@ bool AllocatePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
   for (int64_t i = 0; i < count; ++i) {
     PlacePackedB(k, n, isa, storage->data() + i * each, &(*packed)[i]);
   }
+  return true;
+}
+
+bool AcquirePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
+                     PackedWeightSource *source, AlignedArray<float> *storage,
+                     std::vector<PackedMatrixB> *packed, bool *ready) {
+  *ready = false;
+  if (source == nullptr) {
+    return AllocatePackedBs(count, k, n, isa, storage, packed);
+  }
+  storage->Release();
+  packed->clear();
+  const int64_t each = PackedBSize(k, n, isa);
+  float *values = static_cast<float *>(source->Acquire(
+      count * each * static_cast<int64_t>(sizeof(float)), ready));
+  if (values == nullptr) return false;
+  packed->resize(count);
+  for (int64_t i = 0; i < count; ++i) {
+    // Matrices handed back packed have their pad columns zeroed already.
+    if (*ready) {
+      LayPackedB(k, n, isa, values + i * each, &(*packed)[i]);
+    } else {
+      PlacePackedB(k, n, isa, values + i * each, &(*packed)[i]);
+    }
+  }
+  return true;
+}
+
+bool AcquirePackedB(int64_t k, int64_t n, SgemmIsa isa,
+                    PackedWeightSource *source, PackedMatrixB *packed,
+                    bool *ready) {
+  AlignedArray<float> storage;
+  std::vector<PackedMatrixB> matrices;
+  if (!AcquirePackedBs(1, k, n, isa, source, &storage, &matrices, ready)) {
+    *packed = PackedMatrixB();
+    return false;
+  }
+  *packed = std::move(matrices[0]);
+  packed->storage = std::move(storage);  // empty when from `source`
+  return true;
+}
+
+bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
+           PackedWeightSource *source, PackedMatrixB *packed,
+           ThreadPool *pool) {
+  bool ready = false;
+  if (!AcquirePackedB(k, n, isa, source, packed, &ready)) return false;
+  if (!ready) PackBInto(b, b_is_n_by_k, packed, pool);
   return true;
 }
 

@@ -140,15 +140,16 @@ int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
 
 bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
                         const float *filter, SgemmIsa isa, int threads,
-                        ThreadPool *pool) {
+                        ThreadPool *pool, PackedWeightSource *source) {
   geo_ = geometry;
   tile_m_ = tile_m <= 2 ? 2 : tile_m <= 4 ? 4 : 6;
   tile_t_ = tile_m_ + 2;
   tiles_h_ = (geo_.out_h + tile_m_ - 1) / tile_m_;
   tiles_w_ = (geo_.out_w + tile_m_ - 1) / tile_m_;
   const int elements = tile_t_ * tile_t_;
-  if (!AllocatePackedBs(elements, geo_.in_c, geo_.out_c, isa, &storage_,
-                        &packed_)) {
+  bool ready = false;
+  if (!AcquirePackedBs(elements, geo_.in_c, geo_.out_c, isa, source, &storage_,
+                       &packed_, &ready)) {
     return false;
   }
   transforms_ = &TransformsFor(packed_[0].isa, tile_m_);
@@ -160,7 +161,9 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
                     std::min(panel_end * nr, geo_.out_c), &packed_);
   };
   const int64_t panels = (geo_.out_c + nr - 1) / nr;
-  if (pool != nullptr) {
+  if (ready) {
+    // Transformed by an earlier load.
+  } else if (pool != nullptr) {
     pool->ParallelFor(0, panels, 1, transform);
   } else {
     transform(0, panels);

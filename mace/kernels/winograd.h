@@ -58,9 +58,12 @@ class WinogradConv {
   // `geometry` must satisfy WinogradApplies; tile_m is 2, 4 or 6.
   // Transforms `filter` (OHWI) and packs it for `isa`; false when that
   // does not fit in memory.
-  // `pool` (may be null) shares the transform.
+  // `pool` (may be null) shares the transform; `source` (may be null)
+  // gives the memory of the transformed filter, maybe transformed already
+  // (sgemm.h AcquirePackedBs).
   bool Init(const ConvGeometry &geometry, int tile_m, const float *filter,
-            SgemmIsa isa, int threads, ThreadPool *pool = nullptr);
+            SgemmIsa isa, int threads, ThreadPool *pool = nullptr,
+            PackedWeightSource *source = nullptr);
 
   int64_t ScratchBytes() const;
 

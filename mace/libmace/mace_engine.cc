@@ -7,14 +7,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
 #include "mace/core/aligned_buffer.h"
 #include "mace/core/logging.h"
 #include "mace/core/net.h"
+#include "mace/core/packed_weight_cache.h"
 #include "mace/core/status.h"
 #include "mace/core/thread_pool.h"
+#include "mace/kernels/sgemm.h"
 #include "mace/model/model_loader.h"
 #include "mace/ops/op_registry.h"
 #include "mace/public/mace.h"
@@ -71,6 +75,8 @@ class MappedFile {
       return InvalidArgs("cannot stat weights file '", path, "'");
     }
     size_ = static_cast<size_t>(info.st_size);
+    modified_ns_ = static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
+                   info.st_mtim.tv_nsec;
     if (size_ > 0) {
       void *mapped = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
       if (mapped == MAP_FAILED) {
@@ -86,11 +92,39 @@ class MappedFile {
     return static_cast<const unsigned char *>(data_);
   }
   int64_t size() const { return static_cast<int64_t>(size_); }
+  // The file's modification time, in ns since the epoch.
+  int64_t modified_ns() const { return modified_ns_; }
 
  private:
   void *data_ = nullptr;
   size_t size_ = 0;
+  int64_t modified_ns_ = 0;
 };
+
+uint64_t Fnv1a64(const std::string &bytes) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char byte : bytes) {
+    hash = (hash ^ byte) * 1099511628211ull;
+  }
+  return hash;
+}
+
+// What packed weights depend on: the graph (shapes, kernels chosen by its
+// arguments), the weights (by the file's size and modification time, as
+// build tools judge files), the ISA the kernels packed for and the layouts
+// of this build.
+std::string PackedWeightKey(const NetDef &net, const MappedFile &weights) {
+  std::string graph;
+  net.SerializeToString(&graph);
+  char key[256];
+  std::snprintf(key, sizeof(key),
+                "mace packed weights: layout %d, isa %s, graph %016" PRIx64
+                ", weights %" PRId64 " bytes modified at %" PRId64 " ns",
+                kernels::kPackedLayoutVersion,
+                kernels::SgemmIsaName(kernels::SelectedSgemmIsa()),
+                Fnv1a64(graph), weights.size(), weights.modified_ns());
+  return key;
+}
 
 DataType ToDataType(IDataType type) {
   switch (type) {
@@ -157,7 +191,8 @@ class MaceEngine::Impl {
   MaceStatus Init(NetDef net, const std::vector<std::string> &input_nodes,
                   const std::vector<std::string> &output_nodes,
                   const unsigned char *weights, int64_t weights_size,
-                  bool *model_data_unused, MaceEngine *tutor);
+                  bool *model_data_unused, MaceEngine *tutor,
+                  PackedWeightCache *packed_weights = nullptr);
   MaceStatus InitFromFile(NetDef net,
                           const std::vector<std::string> &input_nodes,
                           const std::vector<std::string> &output_nodes,
@@ -173,9 +208,13 @@ class MaceEngine::Impl {
   MaceStatus BindInputs(const std::map<std::string, MaceTensor> &inputs);
   MaceStatus CopyOutputs(std::map<std::string, MaceTensor> *outputs);
   MaceStatus CopyOutput(const std::string &name, MaceTensor *user);
+  std::unique_ptr<PackedWeightCache> OpenPackedWeightCache(const NetDef &net);
+  void SavePackedWeightCache();
 
   MaceEngineConfig config_;
   std::unique_ptr<ThreadPool> thread_pool_;
+  // Before net_: the ops' packed weights may live in it.
+  std::unique_ptr<PackedWeightCache> packed_weights_;
   Net net_;
   std::shared_ptr<SharedArena> arena_;
   uint64_t bound_generation_ = ~uint64_t{0};
@@ -189,8 +228,9 @@ MaceStatus MaceEngine::Impl::Init(NetDef net,
                                   const std::vector<std::string> &input_nodes,
                                   const std::vector<std::string> &output_nodes,
                                   const unsigned char *weights,
-                                  int64_t weights_size,
-                                  bool *model_data_unused, MaceEngine *tutor) {
+                                  int64_t weights_size, bool *model_data_unused,
+                                  MaceEngine *tutor,
+                                  PackedWeightCache *packed_weights) {
   if (initialized_) return InvalidArgs("the engine is already initialized");
   if (config_.runtime_type() != DeviceType::CPU) {
     return Unsupported("runtime ", static_cast<int>(config_.runtime_type()),
@@ -214,9 +254,9 @@ MaceStatus MaceEngine::Impl::Init(NetDef net,
     return registry.Create(type);
   };
   bool borrowed = false;
-  MACE_RETURN_IF_ERROR(net_.Init(std::move(net), weights, weights_size,
-                                 input_nodes, output_nodes, factory,
-                                 thread_pool_.get(), &borrowed));
+  MACE_RETURN_IF_ERROR(net_.Init(
+      std::move(net), weights, weights_size, input_nodes, output_nodes, factory,
+      thread_pool_.get(), &borrowed, packed_weights));
   if (model_data_unused != nullptr) *model_data_unused = !borrowed;
   for (const std::string &name : net_.input_names()) {
     const Tensor *input = net_.input(name);
@@ -240,13 +280,42 @@ MaceStatus MaceEngine::Impl::InitFromFile(
     const std::string &weights_file, bool *model_data_unused,
     MaceEngine *tutor) {
   MACE_RETURN_IF_ERROR(mapped_weights_.Map(weights_file));
+  packed_weights_ = OpenPackedWeightCache(net);
   bool unused = false;
-  return WithContext(
+  MACE_RETURN_IF_ERROR(WithContext(
       Init(std::move(net), input_nodes, output_nodes, mapped_weights_.data(),
            mapped_weights_.size(),
-           model_data_unused != nullptr ? model_data_unused : &unused,
-           tutor),
-      "weights '" + weights_file + "'");
+           model_data_unused != nullptr ? model_data_unused : &unused, tutor,
+           packed_weights_.get()),
+      "weights '" + weights_file + "'"));
+  SavePackedWeightCache();
+  return MaceStatus::MACE_SUCCESS;
+}
+
+std::unique_ptr<PackedWeightCache> MaceEngine::Impl::OpenPackedWeightCache(
+    const NetDef &net) {
+  const std::string &path = config_.packed_weight_cache();
+  if (path.empty()) return nullptr;
+  auto cache = std::make_unique<PackedWeightCache>(
+      path, PackedWeightKey(net, mapped_weights_));
+  std::string reason;
+  if (!cache->Load(&reason)) {
+    VLOG(1) << "packed weights are packed anew: " << reason;
+  }
+  return cache;
+}
+
+// A cache that cannot be written costs the next load its packing, nothing
+// more: a warning, not an error.
+void MaceEngine::Impl::SavePackedWeightCache() {
+  if (packed_weights_ == nullptr) return;
+  VLOG(1) << "packed weight cache '" << packed_weights_->path()
+          << "': " << packed_weights_->hits() << " arrays mapped, "
+          << packed_weights_->misses() << " packed";
+  const MaceStatus saved = packed_weights_->Save();
+  if (saved != MaceStatus::MACE_SUCCESS) {
+    LOG(WARNING) << saved.information();
+  }
 }
 
 MaceStatus MaceEngine::Impl::BindInputs(

@@ -78,6 +78,7 @@ class MaceEngineConfig::Impl {
   DeviceType runtime = DeviceType::CPU;
   int num_threads = 1;
   CPUAffinityPolicy policy = AFFINITY_NONE;
+  std::string packed_weight_cache;
 };
 
 MaceEngineConfig::MaceEngineConfig() : impl_(new Impl) {}
@@ -115,6 +116,9 @@ MaceStatus MaceEngineConfig::SetCPUThreadPolicy(int num_threads_hint,
   impl_->policy = policy;
   return MaceStatus::MACE_SUCCESS;
 }
+void MaceEngineConfig::SetPackedWeightCache(const std::string &path) {
+  impl_->packed_weight_cache = path;
+}
 void MaceEngineConfig::SetLogLevel(int min_log_level) {
   logging::SetMinLogLevel(min_log_level);
 }
@@ -125,6 +129,9 @@ DeviceType MaceEngineConfig::runtime_type() const { return impl_->runtime; }
 int MaceEngineConfig::num_threads() const { return impl_->num_threads; }
 CPUAffinityPolicy MaceEngineConfig::cpu_affinity_policy() const {
   return impl_->policy;
+}
+const std::string &MaceEngineConfig::packed_weight_cache() const {
+  return impl_->packed_weight_cache;
 }
 
 }  // namespace mace

@@ -141,10 +141,11 @@ class Conv2dOp : public Operation {
                      : kernels::WinogradApplies(geometry) ? winograd
                                                           : 0;
     const bool packed =
-        tile > 0 ? winograd_.Init(geometry, tile, filter.data<float>(), isa,
-                                  threads, context->thread_pool())
-                 : im2col_.Init(geometry, filter.data<float>(), isa, threads,
-                                context->thread_pool());
+        tile > 0
+            ? winograd_.Init(geometry, tile, filter.data<float>(), isa, threads,
+                             context->thread_pool(), context->packed_weights())
+            : im2col_.Init(geometry, filter.data<float>(), isa, threads,
+                           context->thread_pool(), context->packed_weights());
     if (!packed) {
       return context->OutOfResources("cannot allocate the packed copy of ",
                                      "filter '", filter.name(), "'");

@@ -134,7 +134,7 @@ class DeconvOp : public Operation {
     g.pad_top = row_axis_.pad_begin;
     g.pad_left = col_axis_.pad_begin;
     if (!gemm_.Init(g, filter.data<float>(), kernels::SelectedSgemmIsa(),
-                    context->thread_pool())) {
+                    context->thread_pool(), context->packed_weights())) {
       return context->OutOfResources("cannot allocate the packed copy of ",
                                      "filter '", filter.name(), "'");
     }

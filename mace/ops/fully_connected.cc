@@ -61,7 +61,8 @@ class FullyConnectedOp : public Operation {
     if (!use_gemv_ && weight.is_constant() && weight.has_data() &&
         context->will_run()) {
       if (!kernels::PackB(weight.data<float>(), depth_, out_channels_, true,
-                          kernels::SelectedSgemmIsa(), &packed_weight_,
+                          kernels::SelectedSgemmIsa(),
+                          context->packed_weights(), &packed_weight_,
                           context->thread_pool())) {
         return context->OutOfResources(
             "cannot allocate the packed copy of weight '", weight.name(), "'");

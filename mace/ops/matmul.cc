@@ -169,8 +169,8 @@ class MatMulOp : public Operation {
     // Stored k x n (row_step n) or, transposed, n x k.
     const bool n_by_k = b_.row_step == 1;
     if (!kernels::PackB(b.data<float>(), b_.rows, b_.cols, n_by_k,
-                        kernels::SelectedSgemmIsa(), &packed_b_,
-                        context->thread_pool())) {
+                        kernels::SelectedSgemmIsa(), context->packed_weights(),
+                        &packed_b_, context->thread_pool())) {
       return context->OutOfResources("cannot allocate the packed copy of ",
                                      "B '", b.name(), "'");
     }

@@ -82,6 +82,11 @@ void DeclareFlags(FlagSet *flags, RunOptions *o) {
                 "per-op statistics and print MACE's model benchmark report "
                 "(op times, MACs, GMACPS by op, op type and model)",
                 &o->benchmark);
+  flags->String("weight-cache-dir", "DIR",
+                "keep the weights packed at load in DIR/<data file "
+                "name>.packed: the first run writes it, later runs map it "
+                "instead of packing (an existing directory)",
+                &o->weight_cache_dir);
 }
 
 MaceStatus ParseRange(const std::string &text, double *lo, double *hi) {
@@ -138,6 +143,12 @@ MaceStatus PrepareRun(const RunOptions &o, RunPlan *plan) {
   MACE_RETURN_IF_ERROR(
       ParseRange(o.input_range, &plan->range_lo, &plan->range_hi));
   MACE_RETURN_IF_ERROR(ParseAffinityPolicy(o.affinity, &plan->policy));
+  std::error_code error;
+  if (!o.weight_cache_dir.empty() &&
+      !std::filesystem::is_directory(o.weight_cache_dir, error)) {
+    return InvalidArgs("--weight-cache-dir: '", o.weight_cache_dir,
+                       "' is not an existing directory");
+  }
   MACE_RETURN_IF_ERROR(LoadModelGraph(o.model, &plan->net, nullptr));
   if (o.data.empty() && plan->net.tensors_size() > 0) {
     return InvalidArgs("--data is required: model '", o.model, "' has ",
@@ -301,6 +312,12 @@ MaceStatus CreateEngine(const RunOptions &o, const RunPlan &plan,
                         std::shared_ptr<MaceEngine> *engine, double *init_ms) {
   MaceEngineConfig config(DeviceType::CPU);
   MACE_RETURN_IF_ERROR(config.SetCPUThreadPolicy(o.threads, plan.policy));
+  if (!o.weight_cache_dir.empty() && !o.data.empty()) {
+    const std::filesystem::path name =
+        std::filesystem::path(o.data).filename().string() + ".packed";
+    config.SetPackedWeightCache(
+        (std::filesystem::path(o.weight_cache_dir) / name).string());
+  }
   const auto start = std::chrono::steady_clock::now();
   MaceStatus status;
   if (o.data.empty()) {

@@ -33,6 +33,9 @@ struct RunOptions {
   double threshold = 0.999;
   int seed = 0;
   bool benchmark = false;
+  // Where the engine keeps packed weights (<data file name>.packed), or
+  // empty: none.
+  std::string weight_cache_dir;
 };
 
 // What a run works on once the flags are checked.

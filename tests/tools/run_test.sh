@@ -36,6 +36,22 @@ expect 0 'prob \[1,10\]' "$MACE" run --model "$PB" --data "$DATA" \
 cmp -s "$TMP/out1/prob.npy" "$TMP/out_again/prob.npy" ||
   fail "two runs with the same seed differ"
 
+# --weight-cache-dir: the first run writes the packed weights, the next
+# maps them; outputs stay the same. A directory that does not exist is a
+# usage error.
+mkdir -p "$TMP/packed"
+expect 0 'prob \[1,10\]' "$MACE" run --model "$PB" --data "$DATA" \
+  --weight-cache-dir "$TMP/packed" --output-dir "$TMP/out_cold"
+[[ -s "$TMP/packed/mobilenet_mini.data.packed" ]] ||
+  fail "--weight-cache-dir wrote no mobilenet_mini.data.packed"
+expect 0 'prob \[1,10\]' "$MACE" run --model "$PB" --data "$DATA" \
+  --weight-cache-dir "$TMP/packed" --output-dir "$TMP/out_warm"
+cmp -s "$TMP/out1/prob.npy" "$TMP/out_cold/prob.npy" &&
+  cmp -s "$TMP/out1/prob.npy" "$TMP/out_warm/prob.npy" ||
+  fail "outputs with the packed weight cache differ"
+expect 2 "--weight-cache-dir: '$TMP/none' is not an existing directory" \
+  "$MACE" run --model "$PB" --data "$DATA" --weight-cache-dir "$TMP/none"
+
 # Validation against its own output passes.
 expect 0 'prob +\[1,10\] +1\.000000 +inf +inf +1\.0000 +PASS' \
   "$MACE" run --model "$PB" --data "$DATA" \

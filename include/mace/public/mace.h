@@ -178,6 +178,16 @@ class MaceEngineConfig {
   // num_threads_hint <= 0 picks the number of cores the policy allows.
   MaceStatus SetCPUThreadPolicy(int num_threads_hint,
                                 CPUAffinityPolicy policy);
+  // Keeps the weights the CPU kernels repack at load (SGEMM panels,
+  // Winograd-transformed filters) in the file `path`: the first engine
+  // created from a weights file writes it, later ones map it and skip the
+  // packing (a load then costs little more than reading the graph). The
+  // file is tied to the graph, the weights file's size and modification
+  // time, the CPU's kernel ISA and this library's packed layouts; a file
+  // of another model or build is replaced, a damaged one ignored. Empty
+  // (the default): no cache. Engines given their weights in memory do not
+  // use it.
+  void SetPackedWeightCache(const std::string &path);
   // Logging levels, as MACE_CPP_MIN_LOG_LEVEL / MACE_CPP_MIN_VLOG_LEVEL.
   // These override the environment variables for the whole process.
   void SetLogLevel(int min_log_level);
@@ -186,6 +196,7 @@ class MaceEngineConfig {
   DeviceType runtime_type() const;
   int num_threads() const;
   CPUAffinityPolicy cpu_affinity_policy() const;
+  const std::string &packed_weight_cache() const;
 
  private:
   class Impl;
