@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -201,8 +202,12 @@ MaceStatus PackedWeightCache::Save() const {
     offset = AlignUp(offset + request.bytes);
   }
 
+  // Unique per process and per save: engines saving the same cache at
+  // once each write their own file, and the last rename wins.
+  static std::atomic<int> saves{0};
   const std::string temporary =
-      path_ + ".tmp" + std::to_string(static_cast<long>(getpid()));
+      path_ + ".tmp" + std::to_string(static_cast<long>(getpid())) + "." +
+      std::to_string(saves.fetch_add(1));
   auto fail = [&](const char *what) {
     std::remove(temporary.c_str());
     return RuntimeError("packed weight cache '", path_, "': cannot ", what,

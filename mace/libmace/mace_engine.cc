@@ -10,6 +10,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <new>
 
 #include "mace/core/aligned_buffer.h"
@@ -101,14 +102,6 @@ class MappedFile {
   int64_t modified_ns_ = 0;
 };
 
-uint64_t Fnv1a64(const std::string &bytes) {
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char byte : bytes) {
-    hash = (hash ^ byte) * 1099511628211ull;
-  }
-  return hash;
-}
-
 // What packed weights depend on: the graph (shapes, kernels chosen by its
 // arguments), the weights (by the file's size and modification time, as
 // build tools judge files), the ISA the kernels packed for and the layouts
@@ -122,7 +115,8 @@ std::string PackedWeightKey(const NetDef &net, const MappedFile &weights) {
                 ", weights %" PRId64 " bytes modified at %" PRId64 " ns",
                 kernels::kPackedLayoutVersion,
                 kernels::SgemmIsaName(kernels::SelectedSgemmIsa()),
-                Fnv1a64(graph), weights.size(), weights.modified_ns());
+                static_cast<uint64_t>(std::hash<std::string>()(graph)),
+                weights.size(), weights.modified_ns());
   return key;
 }
 
