@@ -198,6 +198,13 @@ class ThreadPool::Impl {
 
 ThreadPool::Impl::Impl(int num_threads, CPUAffinityPolicy policy)
     : policy_(policy), cpu_ids_(SelectCpus(policy)) {
+  // One unbound thread has no workers to size, bind or spin: counting the
+  // cores (a sysfs read and a syscall, tens of microseconds the first time
+  // in a process) would only slow down a small model's load.
+  if (num_threads == 1 && cpu_ids_.empty()) {
+    num_threads_ = 1;
+    return;
+  }
   const int usable = cpu_ids_.empty() ? static_cast<int>(AllowedCpus().size())
                                       : static_cast<int>(cpu_ids_.size());
   num_threads_ = num_threads > 0 ? std::min(num_threads, kMaxThreads) : usable;

@@ -1,9 +1,15 @@
 #include "mace/model/model_loader.h"
 
-#include <cstdio>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
-#include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "mace/core/status.h"
 #include "mace/core/types.h"
@@ -113,17 +119,38 @@ MaceStatus ValidateIoInfo(const InputOutputInfo &info, const char *kind) {
   return MaceStatus::MACE_SUCCESS;
 }
 
+using NameIndex = std::unordered_map<std::string_view, int>;
+
+// The op that produces `name`, or -1 (a weight, a model input, or nothing).
+int ProducerOf(const NameIndex &producer, const std::string &name) {
+  auto it = producer.find(name);
+  return it == producer.end() ? -1 : it->second;
+}
+
+// True when every op consumes only what ops before it produce, the order
+// converters write: then the graph has no cycle and needs no sorting. An op
+// that consumes its own output makes it false, and SortOps reports it.
+bool ProducersComeFirst(const NetDef &net, const NameIndex &producer) {
+  for (int i = 0; i < net.op_size(); ++i) {
+    for (const std::string &input : net.op(i).input()) {
+      if (ProducerOf(producer, input) >= i) return false;
+    }
+  }
+  return true;
+}
+
 // Kahn's algorithm, taking ready ops in file order so sorted graphs keep
 // their order.
-MaceStatus SortOps(NetDef *net, const std::map<std::string, int> &producer) {
+MaceStatus SortOps(NetDef *net, const NameIndex &producer) {
+  if (ProducersComeFirst(*net, producer)) return MaceStatus::MACE_SUCCESS;
   const int n = net->op_size();
   std::vector<std::vector<int>> consumers(n);
   std::vector<int> pending(n, 0);
   for (int i = 0; i < n; ++i) {
     std::set<int> deps;
     for (const std::string &input : net->op(i).input()) {
-      auto it = producer.find(input);
-      if (it != producer.end()) deps.insert(it->second);
+      const int dep = ProducerOf(producer, input);
+      if (dep >= 0) deps.insert(dep);
     }
     for (int dep : deps) {
       if (dep == i) {
@@ -157,7 +184,7 @@ MaceStatus SortOps(NetDef *net, const std::map<std::string, int> &producer) {
   }
   bool in_order = true;
   for (int i = 0; i < n && in_order; ++i) in_order = order[i] == i;
-  if (in_order) return MaceStatus::MACE_SUCCESS;  // as converters write them
+  if (in_order) return MaceStatus::MACE_SUCCESS;
   google::protobuf::RepeatedPtrField<OperatorDef> sorted;
   for (int index : order) sorted.Add()->Swap(net->mutable_op(index));
   net->mutable_op()->Swap(&sorted);
@@ -218,7 +245,9 @@ MaceStatus ValidateModel(
                        net->data_size(), " do not fit the weights (",
                        weights_size, " bytes)");
   }
-  std::set<std::string> defined;
+  // Views of the names in *net, which nothing changes until SortOps.
+  std::unordered_set<std::string_view> defined;
+  defined.reserve(net->tensors_size() + net->input_info_size());
   for (const ConstTensor &tensor : net->tensors()) {
     MACE_RETURN_IF_ERROR(ValidateTensor(tensor, *net, weights_size));
     if (!defined.insert(tensor.name()).second) {
@@ -232,12 +261,19 @@ MaceStatus ValidateModel(
                          "' is defined twice (or is also a weight)");
     }
   }
-  std::map<std::string, int> producer;
+  NameIndex producer;
+  producer.reserve(net->op_size());
+  // A model has far fewer op types than ops; is_known_op may be costly.
+  std::unordered_set<std::string_view> known_types;
   for (int i = 0; i < net->op_size(); ++i) {
     const OperatorDef &op = net->op(i);
     if (op.type().empty()) return InvalidArgs("op #", i, " has no type");
-    if (!is_known_op(op.type())) {
-      return Unsupported(OpLabel(op, i), ": unknown op type '", op.type(), "'");
+    if (!known_types.count(op.type())) {
+      if (!is_known_op(op.type())) {
+        return Unsupported(OpLabel(op, i), ": unknown op type '", op.type(),
+                           "'");
+      }
+      known_types.insert(op.type());
     }
     if (op.output_size() == 0) {
       return InvalidArgs(OpLabel(op, i), " has no outputs");
@@ -323,26 +359,31 @@ MaceStatus LoadConstTensor(const ConstTensor &proto, const NetDef &net,
 }
 
 MaceStatus ReadFileToString(const std::string &path, std::string *contents) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return InvalidArgs("cannot open '", path, "'");
-  // Straight into the string when the size is known (streaming it through
-  // std::ostringstream copied it twice); then whatever follows, if the
-  // file grew meanwhile.
-  size_t size = 0;
-  if (std::fseek(file, 0, SEEK_END) == 0) {
-    const long end = std::ftell(file);
-    if (end > 0) size = static_cast<size_t>(end);
-    std::rewind(file);
+  // open/read rather than stdio: a FILE's buffer, seeks and rewinds cost a
+  // fresh process about as much again as the read of a small graph.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return InvalidArgs("cannot open '", path, "'");
+  struct stat info;
+  const bool sized = fstat(fd, &info) == 0 && info.st_size > 0;
+  // One byte more than the size, so that reading on to EOF needs no larger
+  // string; files that report no size (pipes, /proc) grow it as they go.
+  contents->resize(sized ? static_cast<size_t>(info.st_size) + 1 : 4096);
+  size_t total = 0;
+  bool failed = false;
+  for (;;) {
+    if (total == contents->size()) contents->resize(2 * total);
+    const ssize_t got = read(fd, &(*contents)[total], contents->size() - total);
+    if (got > 0) {
+      total += static_cast<size_t>(got);
+    } else if (got == 0) {
+      break;
+    } else if (errno != EINTR) {
+      failed = true;
+      break;
+    }
   }
-  contents->resize(size);
-  size_t total = size > 0 ? std::fread(&(*contents)[0], 1, size, file) : 0;
+  close(fd);
   contents->resize(total);
-  char chunk[4096];
-  for (size_t read; (read = std::fread(chunk, 1, sizeof(chunk), file)) > 0;) {
-    contents->append(chunk, read);
-  }
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
   if (failed) return RuntimeError("failed reading '", path, "'");
   return MaceStatus::MACE_SUCCESS;
 }
