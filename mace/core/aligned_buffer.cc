@@ -85,6 +85,22 @@ bool AlignedBuffer::Allocate(size_t bytes) {
   return true;
 }
 
+void AlignedBuffer::Prefault() {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  if (data_ == nullptr) return;
+  const long page_size = sysconf(_SC_PAGESIZE);
+  const uintptr_t page = page_size > 0 ? page_size : 4096;
+  const uintptr_t begin = RoundUp(reinterpret_cast<uintptr_t>(data_), page);
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(data_) + size_) / page * page;
+  // Advice only: kernels before 5.14 reject it, and the pages then fault
+  // in on first touch as before.
+  if (end > begin) {
+    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE);
+  }
+#endif
+}
+
 void AlignedBuffer::Release() {
   if (data_ != nullptr) {
 #if defined(__linux__)

@@ -247,6 +247,9 @@ class MaceEngine {
 
  private:
   class Impl;
+  // Used by CreateMaceEngineFromProto, which hands over the graph it parsed
+  // instead of having Init copy it.
+  friend class EngineFactory;
   std::unique_ptr<Impl> impl_;
 };
 
