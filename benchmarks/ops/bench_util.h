@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -41,6 +42,23 @@ inline int64_t Count(const std::vector<int64_t> &shape) {
 inline int ThreadsFromEnvironment() {
   const char *threads = std::getenv("MACE_BM_THREADS");
   return threads != nullptr && *threads != '\0' ? std::atoi(threads) : 1;
+}
+
+// Dims joined by '_' for benchmark names: {1, 64, 56} -> "1_64_56".
+inline std::string JoinDims(const std::vector<int64_t> &dims) {
+  std::string joined;
+  for (int64_t d : dims) {
+    if (!joined.empty()) joined += "_";
+    joined += std::to_string(d);
+  }
+  return joined;
+}
+
+// Registers `fn` as benchmark `name`, reported in microseconds.
+inline void RegisterMicros(const std::string &name,
+                           std::function<void(benchmark::State &)> fn) {
+  benchmark::RegisterBenchmark(name.c_str(), std::move(fn))
+      ->Unit(benchmark::kMicrosecond);
 }
 
 // The graph inputs a benchmark feeds: name and NHWC shape.

@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <initializer_list>
 #include <string>
 
 #include "benchmarks/ops/bench_util.h"
@@ -23,28 +22,14 @@ namespace mace {
 namespace bench {
 namespace {
 
-std::string Join(std::initializer_list<int64_t> values) {
-  std::string joined;
-  for (int64_t v : values) {
-    if (!joined.empty()) joined += "_";
-    joined += std::to_string(v);
-  }
-  return joined;
-}
-
-void Register(const std::string &name,
-              std::function<void(benchmark::State &)> fn) {
-  benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMicrosecond);
-}
-
 // DepthwiseConv2d with bias and ReLU6, as MobileNet's.
 void RegisterDepthwise(int64_t c, int64_t h, int64_t w, int64_t k,
                        int64_t stride, int padding) {
-  const std::string name = "MACE_BM_DEPTHWISE_CONV_2D_" + Join({1, c, h, w}) +
-                           "_K" + std::to_string(k) + "x" + std::to_string(k) +
-                           "S" + std::to_string(stride) + "D1_" +
-                           PaddingName(padding) + "_1_float_CPU";
-  Register(name, [=](benchmark::State &state) {
+  const std::string name =
+      "MACE_BM_DEPTHWISE_CONV_2D_" + JoinDims({1, c, h, w}) + "_K" +
+      std::to_string(k) + "x" + std::to_string(k) + "S" +
+      std::to_string(stride) + "D1_" + PaddingName(padding) + "_1_float_CPU";
+  RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", {1, h, w, c});
     OperatorDef *op =
@@ -70,9 +55,9 @@ void RegisterPooling(int64_t c, int64_t h, int64_t w, int64_t k, int64_t stride,
       global ? std::string("GLOBAL")
              : "K" + std::to_string(k) + "x" + std::to_string(k) + "S" +
                    std::to_string(stride) + "_" + PaddingName(padding);
-  const std::string name = "MACE_BM_POOLING_" + Join({1, c, h, w}) + "_" +
+  const std::string name = "MACE_BM_POOLING_" + JoinDims({1, c, h, w}) + "_" +
                            window + (max ? "_MAX" : "_AVG") + "_float_CPU";
-  Register(name, [=](benchmark::State &state) {
+  RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", {1, h, w, c});
     OperatorDef *op = builder.AddOp("Pooling", "pool", {"x"}, {"y"});
@@ -98,9 +83,9 @@ void RegisterPooling(int64_t c, int64_t h, int64_t w, int64_t k, int64_t stride,
 void RegisterEltwise(const char *type_name, int type, int64_t c, int64_t h,
                      int64_t w, bool per_channel) {
   const std::string name = std::string("MACE_BM_ELTWISE_") + type_name + "_" +
-                           Join({1, c, h, w}) +
+                           JoinDims({1, c, h, w}) +
                            (per_channel ? "_CHANNEL" : "_SAME") + "_float_CPU";
-  Register(name, [=](benchmark::State &state) {
+  RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", {1, h, w, c});
     const std::vector<int64_t> b_shape = per_channel
@@ -117,8 +102,8 @@ void RegisterEltwise(const char *type_name, int type, int64_t c, int64_t h,
 void RegisterActivation(const char *activation, int64_t c, int64_t h,
                         int64_t w) {
   const std::string name = std::string("MACE_BM_ACTIVATION_") + activation +
-                           "_" + Join({1, c, h, w}) + "_float_CPU";
-  Register(name, [=](benchmark::State &state) {
+                           "_" + JoinDims({1, c, h, w}) + "_float_CPU";
+  RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", {1, h, w, c});
     OperatorDef *op = builder.AddOp("Activation", "act", {"x"}, {"y"});
@@ -132,8 +117,8 @@ void RegisterActivation(const char *activation, int64_t c, int64_t h,
 
 void RegisterSoftmax(int64_t n, int64_t classes) {
   const std::string name =
-      "MACE_BM_SOFTMAX_" + Join({n, classes}) + "_float_CPU";
-  Register(name, [=](benchmark::State &state) {
+      "MACE_BM_SOFTMAX_" + JoinDims({n, classes}) + "_float_CPU";
+  RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", {n, classes});
     builder.AddOp("Softmax", "softmax", {"x"}, {"y"});

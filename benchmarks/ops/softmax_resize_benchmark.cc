@@ -20,27 +20,13 @@ namespace mace {
 namespace bench {
 namespace {
 
-std::string JoinShape(const std::vector<int64_t> &values) {
-  std::string joined;
-  for (int64_t v : values) {
-    if (!joined.empty()) joined += "_";
-    joined += std::to_string(v);
-  }
-  return joined;
-}
-
-void Register(const std::string &name,
-              std::function<void(benchmark::State &)> fn) {
-  benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMicrosecond);
-}
-
 // Softmax of `shape` along `axis` (-1: the last, left out of the name).
 void RegisterSoftmaxAlong(const std::vector<int64_t> &shape, int axis) {
   const std::string name =
-      "MACE_BM_SOFTMAX_" + JoinShape(shape) +
+      "MACE_BM_SOFTMAX_" + JoinDims(shape) +
       (axis < 0 ? std::string() : "_AXIS" + std::to_string(axis)) +
       "_float_CPU";
-  Register(name, [=](benchmark::State &state) {
+  RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", shape);
     OperatorDef *op = builder.AddOp("Softmax", "softmax", {"x"}, {"y"});
@@ -56,8 +42,8 @@ void RegisterResize(bool nearest, int64_t c, int64_t h, int64_t w,
                     int64_t out_h, int64_t out_w) {
   const std::string name = std::string("MACE_BM_RESIZE_") +
                            (nearest ? "NEAREST_" : "BILINEAR_") +
-                           JoinShape({1, c, h, w, out_h, out_w}) + "_float_CPU";
-  Register(name, [=](benchmark::State &state) {
+                           JoinDims({1, c, h, w, out_h, out_w}) + "_float_CPU";
+  RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", {1, h, w, c});
     OperatorDef *op =
