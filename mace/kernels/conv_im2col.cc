@@ -51,9 +51,11 @@ bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
                        &packed_, &ready)) {
     return false;
   }
-  for (int64_t g = 0; g < geo_.groups && !ready; ++g) {
-    // Group g's filter rows are contiguous: out_per_group rows of k_.
-    PackBInto(filter + g * out_per_group * k_, true, &packed_[g], pool);
+  if (!ready) {
+    for (int64_t g = 0; g < geo_.groups; ++g) {
+      // Group g's filter rows are contiguous: out_per_group rows of k_.
+      PackBInto(filter + g * out_per_group * k_, true, &packed_[g], pool);
+    }
   }
   tile_rows_ = Im2colTileRows(k_, SgemmTileRows(packed_[0].isa));
   slots_ = std::max(1, threads);

@@ -175,9 +175,7 @@ void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
 
 bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
            PackedMatrixB *packed, ThreadPool *pool) {
-  if (!AllocatePackedB(k, n, isa, packed)) return false;
-  PackBInto(b, b_is_n_by_k, packed, pool);
-  return true;
+  return PackB(b, k, n, b_is_n_by_k, isa, nullptr, packed, pool);
 }
 
 bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,

@@ -161,12 +161,13 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
                     std::min(panel_end * nr, geo_.out_c), &packed_);
   };
   const int64_t panels = (geo_.out_c + nr - 1) / nr;
-  if (ready) {
-    // Transformed by an earlier load.
-  } else if (pool != nullptr) {
-    pool->ParallelFor(0, panels, 1, transform);
-  } else {
-    transform(0, panels);
+  // A source's ready matrices were transformed by an earlier load.
+  if (!ready) {
+    if (pool != nullptr) {
+      pool->ParallelFor(0, panels, 1, transform);
+    } else {
+      transform(0, panels);
+    }
   }
   block_tiles_ =
       BlockTiles(geo_, tile_m_, SgemmTileRows(packed_[0].isa), TileCount());

@@ -366,6 +366,13 @@ TEST(PackedWeightEngineTest, DamagedOrUnwritableCacheOnlyCostsThePacking) {
   EXPECT_TRUE(ReadAll(cache) == good);
   EXPECT_TRUE(RunEngine(model, "/nonexistent-mace-dir/packing.packed") ==
               expected);
+  // A directory where the file should be: neither read nor replaced.
+  const std::string directory = dir.File("a_directory");
+  ASSERT_EQ(mkdir(directory.c_str(), 0755), 0);
+  EXPECT_TRUE(RunEngine(model, directory) == expected);
+  struct stat info;
+  ASSERT_EQ(stat(directory.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISDIR(info.st_mode));
 }
 
 }  // namespace
