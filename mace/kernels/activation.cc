@@ -139,7 +139,9 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
   const int64_t units = n / unit;
   const int64_t grain = per_channel ? (4096 + channels - 1) / channels : 4096;
   auto run = [&](int64_t begin, int64_t end) {
-    activate(act, channels, x + begin * unit, y + begin * unit,
+    ActivationParams chunk = act;
+    if (chunk.addend != nullptr) chunk.addend += begin * unit;
+    activate(chunk, channels, x + begin * unit, y + begin * unit,
              (end - begin) * unit);
   };
   if (pool == nullptr) {

@@ -61,11 +61,15 @@ struct ActivationParams {
   // PRELU: slope_size is 1 (shared) or the channel count.
   const float *slope = nullptr;
   int64_t slope_size = 0;
+  // When set, n values added before the activation (a residual addition
+  // fused into a convolution): act(x[i] + addend[i]).
+  const float *addend = nullptr;
 };
 
-// y[i] = act(x[i]) for n channel-last values (value i in channel
-// i % channels; n a multiple of channels when the slope is per channel).
-// y may equal x. Parallel over chunks of rows (pool may be null).
+// y[i] = act(x[i]) (act(x[i] + act.addend[i]) with an addend) for n
+// channel-last values (value i in channel i % channels; n a multiple of
+// channels when the slope is per channel). y may equal x or the addend.
+// Parallel over chunks of rows (pool may be null).
 void ActivateChannels(const ActivationParams &act, int64_t channels,
                       const float *x, float *y, int64_t n, ThreadPool *pool);
 void ActivateChannels(VectorIsa isa, const ActivationParams &act,

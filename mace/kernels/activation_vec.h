@@ -420,39 +420,61 @@ class VecActivation {
   const float *slope_;
 };
 
-// Applies act to n values of channels [0, channels) repeated (n a multiple
-// of channels when the slope is per channel), x and y possibly equal.
-template <class V>
-void ActivateChannelsKernel(const ActivationParams &act, int64_t channels,
-                            const float *x, float *y, int64_t n) {
-  const VecActivation<V> activation(act);
+// ActivateChannelsKernel's loops; kAdd: with act.addend added first.
+template <class V, bool kAdd>
+void ActivateChannelsLoops(const ActivationParams &act,
+                           const VecActivation<V> &activation, int64_t channels,
+                           const float *x, float *y, int64_t n) {
   constexpr int kW = V::kWidth;
+  const float *addend = act.addend;
+  auto load = [&](int64_t i) {
+    typename V::T v = V::Load(x + i);
+    if constexpr (kAdd) v = V::Add(v, V::Load(addend + i));
+    return v;
+  };
+  auto load_partial = [&](int64_t i, int lanes) {
+    typename V::T v = V::LoadPartial(x + i, lanes);
+    if constexpr (kAdd) v = V::Add(v, V::LoadPartial(addend + i, lanes));
+    return v;
+  };
   if (activation.kind() == ActivationKind::kPRelu) {
     for (int64_t row = 0; row < n; row += channels) {
       int64_t c = 0;
       for (; c + kW <= channels; c += kW) {
-        V::Store(y + row + c, activation(V::Load(x + row + c), c, kW));
+        V::Store(y + row + c, activation(load(row + c), c, kW));
       }
       if (c < channels) {
         const int lanes = static_cast<int>(channels - c);
-        V::StorePartial(
-            y + row + c, lanes,
-            activation(V::LoadPartial(x + row + c, lanes), c, lanes));
+        V::StorePartial(y + row + c, lanes,
+                        activation(load_partial(row + c, lanes), c, lanes));
       }
     }
     return;
   }
   int64_t i = 0;
   for (; i + 2 * kW <= n; i += 2 * kW) {
-    const typename V::T a = V::Load(x + i);
-    const typename V::T b = V::Load(x + i + kW);
+    const typename V::T a = load(i);
+    const typename V::T b = load(i + kW);
     V::Store(y + i, activation(a, 0, kW));
     V::Store(y + i + kW, activation(b, 0, kW));
   }
   for (; i < n; i += kW) {
     const int lanes = static_cast<int>(MinIndex(kW, n - i));
-    V::StorePartial(y + i, lanes,
-                    activation(V::LoadPartial(x + i, lanes), 0, lanes));
+    V::StorePartial(y + i, lanes, activation(load_partial(i, lanes), 0, lanes));
+  }
+}
+
+// Applies act to n values of channels [0, channels) repeated (n a multiple
+// of channels when the slope is per channel), after adding act.addend when
+// it is set; x, y and the addend possibly equal.
+template <class V>
+void ActivateChannelsKernel(const ActivationParams &act, int64_t channels,
+                            const float *x, float *y, int64_t n) {
+  const VecActivation<V> activation(act);
+  if (act.addend != nullptr) {
+    ActivateChannelsLoops<V, true>(act, activation, channels, x, y, n);
+  } else {
+    ActivateChannelsLoops<V, false>(act, activation, channels, x, y, n);
   }
 }
 

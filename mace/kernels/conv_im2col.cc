@@ -119,8 +119,8 @@ void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
 }
 
 void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
-                     float *output, float *scratch, ThreadPool *pool,
-                     const SgemmEpilogue *epilogue) const {
+                     const float *addend, float *output, float *scratch,
+                     ThreadPool *pool, const SgemmEpilogue *epilogue) const {
   const int64_t out_per_group = geo_.out_c / geo_.groups;
   const int64_t in_per_group = geo_.in_c / geo_.groups;
   const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;
@@ -156,12 +156,12 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
             a = a_tile;
             lda = k_;
           }
+          const int64_t c0 = pixel0 * geo_.out_c + group * out_per_group;
           SgemmColumns(rows, col0, std::min(col0 + col_block, out_per_group),
                        k_, a, lda, packed_[group],
                        bias != nullptr ? bias + group * out_per_group : nullptr,
-                       clamp,
-                       output + pixel0 * geo_.out_c + group * out_per_group,
-                       geo_.out_c, epilogue);
+                       clamp, addend != nullptr ? addend + c0 : nullptr,
+                       output + c0, geo_.out_c, epilogue);
         }
       });
 }

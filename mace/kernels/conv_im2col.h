@@ -55,12 +55,13 @@ class Im2colConv {
   // Scratch Run needs (0 when the input is read in place).
   int64_t ScratchBytes() const;
 
-  // output[N, out_h, out_w, out_c] = conv(input) + bias (bias null: none),
-  // clamped as SgemmClamped (clamp null: not); epilogue (may be null) sees
-  // each finished block of the output (rows = pixels, ldc = out_c), with c
+  // output[N, out_h, out_w, out_c] = conv(input) + bias + addend (bias,
+  // addend null: none; the addend of the output's shape), clamped as
+  // SgemmClamped (clamp null: not); epilogue (may be null) sees each
+  // finished block of the output (rows = pixels, ldc = out_c), with c
   // pointing into `output`.
   void Run(const float *input, const float *bias, const float *clamp,
-           float *output, float *scratch, ThreadPool *pool,
+           const float *addend, float *output, float *scratch, ThreadPool *pool,
            const SgemmEpilogue *epilogue) const;
 
   bool initialized() const { return !packed_.empty(); }

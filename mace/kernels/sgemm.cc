@@ -34,12 +34,13 @@ const SgemmUkernels &UkernelsOrGeneric(SgemmIsa isa) {
 // faster on ResNet-50's 3x3x512 im2col (K = 4608) and slower on K = 1024.
 void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
               int64_t lda, const PackedMatrixB &b, const float *bias,
-              const float *clamp, float *c, int64_t ldc, int64_t row0,
-              int64_t rows, int64_t col0, int64_t cols,
+              const float *clamp, const float *addend, float *c, int64_t ldc,
+              int64_t row0, int64_t rows, int64_t col0, int64_t cols,
               const SgemmEpilogue *epilogue) {
   const int64_t mr = uk.mr;
   const int64_t nr = uk.nr;
   float edge_c[kSgemmMaxMr * kSgemmMaxNr];
+  float edge_addend[kSgemmMaxMr * kSgemmMaxNr];
   float edge_bias[kSgemmMaxNr];
   for (int64_t j = col0; j < col0 + cols; j += nr) {
     const float *panel = b.values + (j / nr) * k * nr;
@@ -53,15 +54,24 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
     for (int64_t i = row0; i < row0 + rows; i += mr) {
       const int64_t in = std::min(mr, row0 + rows - i);
       const SgemmUkernelFn kernel = uk.by_rows[in];
+      const float *tile_addend =
+          addend != nullptr ? addend + i * ldc + j : nullptr;
       if (jn == nr) {
-        kernel(k, a + i * lda, lda, panel, panel_bias, clamp, c + i * ldc + j,
-               ldc);
-      } else {
-        kernel(k, a + i * lda, lda, panel, panel_bias, clamp, edge_c, nr);
+        kernel(k, a + i * lda, lda, panel, panel_bias, clamp, tile_addend,
+               c + i * ldc + j, ldc);
+        continue;
+      }
+      if (tile_addend != nullptr) {
         for (int64_t r = 0; r < in; ++r) {
-          std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr,
+          std::memcpy(edge_addend + r * nr, tile_addend + r * ldc,
                       jn * sizeof(float));
         }
+        tile_addend = edge_addend;
+      }
+      kernel(k, a + i * lda, lda, panel, panel_bias, clamp, tile_addend, edge_c,
+             nr);
+      for (int64_t r = 0; r < in; ++r) {
+        std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr, jn * sizeof(float));
       }
     }
   }
@@ -70,7 +80,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
 
 void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                const PackedMatrixB &b, const float *bias, const float *clamp,
-               float *c, int64_t ldc, ThreadPool *pool,
+               const float *addend, float *c, int64_t ldc, ThreadPool *pool,
                const SgemmEpilogue *epilogue) {
   if (m <= 0 || n <= 0) return;
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
@@ -88,7 +98,7 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
     for (int64_t t = begin; t < end; ++t) {
       const int64_t row0 = (t / col_blocks) * block_rows;
       const int64_t col0 = (t % col_blocks) * block_cols;
-      RunBlock(uk, n, k, a, lda, b, bias, clamp, c, ldc, row0,
+      RunBlock(uk, n, k, a, lda, b, bias, clamp, addend, c, ldc, row0,
                std::min(block_rows, m - row0), col0,
                std::min(block_cols, n - col0), epilogue);
     }
@@ -106,19 +116,20 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
 void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
            const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
            ThreadPool *pool) {
-  SgemmImpl(m, n, k, a, lda, b, bias, nullptr, c, ldc, pool, nullptr);
+  SgemmImpl(m, n, k, a, lda, b, bias, nullptr, nullptr, c, ldc, pool, nullptr);
 }
 
 void Sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
            const PackedMatrixB &b, const float *bias, float *c, int64_t ldc,
            ThreadPool *pool, SgemmEpilogue epilogue) {
-  SgemmImpl(m, n, k, a, lda, b, bias, nullptr, c, ldc, pool, &epilogue);
+  SgemmImpl(m, n, k, a, lda, b, bias, nullptr, nullptr, c, ldc, pool,
+            &epilogue);
 }
 
 void SgemmClamped(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                   const PackedMatrixB &b, const float *bias, const float *clamp,
                   float *c, int64_t ldc, ThreadPool *pool) {
-  SgemmImpl(m, n, k, a, lda, b, bias, clamp, c, ldc, pool, nullptr);
+  SgemmImpl(m, n, k, a, lda, b, bias, clamp, nullptr, c, ldc, pool, nullptr);
 }
 
 int SgemmPanelWidth(SgemmIsa isa) { return UkernelsOrGeneric(isa).nr; }
@@ -127,14 +138,14 @@ int SgemmTileRows(SgemmIsa isa) { return UkernelsOrGeneric(isa).mr; }
 
 void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
                   const float *a, int64_t lda, const PackedMatrixB &b,
-                  const float *bias, const float *clamp, float *c, int64_t ldc,
-                  const SgemmEpilogue *epilogue) {
+                  const float *bias, const float *clamp, const float *addend,
+                  float *c, int64_t ldc, const SgemmEpilogue *epilogue) {
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
   const int64_t block_rows = uk.mr * kRowTiles;
   const int64_t block_cols = uk.nr * kColPanels;
   for (int64_t row0 = 0; row0 < m; row0 += block_rows) {
     for (int64_t col0 = col_begin; col0 < col_end; col0 += block_cols) {
-      RunBlock(uk, b.n, k, a, lda, b, bias, clamp, c, ldc, row0,
+      RunBlock(uk, b.n, k, a, lda, b, bias, clamp, addend, c, ldc, row0,
                std::min(block_rows, m - row0), col0,
                std::min(block_cols, col_end - col0), epilogue);
     }

@@ -157,12 +157,14 @@ int SgemmTileRows(SgemmIsa isa);
 // As Sgemm on the calling thread only, for columns [col_begin, col_end) of
 // B and C (col_begin a multiple of b.nr, col_end <= b.n): the building
 // block of callers that share work among threads themselves (convolution
-// tiles). c and bias point at column 0; clamp (as SgemmClamped) and
-// epilogue may be null.
+// tiles). c, bias and addend point at column 0; clamp (as SgemmClamped),
+// addend and epilogue may be null. An addend, laid out as C (ldc), is added
+// in the micro-kernels' registers before the clamp: a fused residual
+// addition.
 void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
                   const float *a, int64_t lda, const PackedMatrixB &b,
-                  const float *bias, const float *clamp, float *c, int64_t ldc,
-                  const SgemmEpilogue *epilogue);
+                  const float *bias, const float *clamp, const float *addend,
+                  float *c, int64_t ldc, const SgemmEpilogue *epilogue);
 
 }  // namespace kernels
 }  // namespace mace

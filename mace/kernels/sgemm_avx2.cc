@@ -15,8 +15,8 @@ constexpr int kNr = 16;
 
 template <int kRows>
 void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
-                     const float *bias, const float *clamp, float *c,
-                     int64_t ldc) {
+                     const float *bias, const float *clamp, const float *addend,
+                     float *c, int64_t ldc) {
   __m256 acc0[kRows];
   __m256 acc1[kRows];
   const __m256 bias0 =
@@ -27,6 +27,12 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
     acc0[r] = bias0;
     acc1[r] = bias1;
   });
+  if (addend != nullptr) {
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = _mm256_add_ps(acc0[r], _mm256_loadu_ps(addend + r * ldc));
+      acc1[r] = _mm256_add_ps(acc1[r], _mm256_loadu_ps(addend + r * ldc + 8));
+    });
+  }
   for (int64_t p = 0; p < k; ++p) {
     const __m256 b0 = _mm256_loadu_ps(b);
     const __m256 b1 = _mm256_loadu_ps(b + 8);

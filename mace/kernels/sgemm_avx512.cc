@@ -20,8 +20,8 @@ constexpr int kNr = 32;
 
 template <int kRows>
 void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
-                       const float *bias, const float *clamp, float *c,
-                       int64_t ldc) {
+                       const float *bias, const float *clamp,
+                       const float *addend, float *c, int64_t ldc) {
   __m512 acc0[kRows];
   __m512 acc1[kRows];
   const __m512 bias0 =
@@ -32,6 +32,12 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
     acc0[r] = bias0;
     acc1[r] = bias1;
   });
+  if (addend != nullptr) {
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = _mm512_add_ps(acc0[r], _mm512_loadu_ps(addend + r * ldc));
+      acc1[r] = _mm512_add_ps(acc1[r], _mm512_loadu_ps(addend + r * ldc + 16));
+    });
+  }
   for (int64_t p = 0; p < k; ++p) {
     const __m512 b0 = _mm512_loadu_ps(b);
     const __m512 b1 = _mm512_loadu_ps(b + 16);

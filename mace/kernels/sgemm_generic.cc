@@ -25,8 +25,8 @@ inline void Store4(float *p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
 
 template <int kRows>
 void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
-                       const float *bias, const float *clamp, float *c,
-                       int64_t ldc) {
+                       const float *bias, const float *clamp,
+                       const float *addend, float *c, int64_t ldc) {
   Float4 acc0[kRows];
   Float4 acc1[kRows];
   const Float4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -36,6 +36,12 @@ void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
     acc0[r] = bias0;
     acc1[r] = bias1;
   });
+  if (addend != nullptr) {
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] += Load4(addend + r * ldc);
+      acc1[r] += Load4(addend + r * ldc + 4);
+    });
+  }
   for (int64_t p = 0; p < k; ++p) {
     const Float4 b0 = Load4(b);
     const Float4 b1 = Load4(b + 4);

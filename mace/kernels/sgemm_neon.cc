@@ -16,8 +16,8 @@ constexpr int kNr = 16;
 
 template <int kRows>
 void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
-                     const float *bias, const float *clamp, float *c,
-                     int64_t ldc) {
+                     const float *bias, const float *clamp, const float *addend,
+                     float *c, int64_t ldc) {
   float32x4_t acc0[kRows], acc1[kRows], acc2[kRows], acc3[kRows];
   const float32x4_t zero = vdupq_n_f32(0.0f);
   const float32x4_t bias0 = bias != nullptr ? vld1q_f32(bias) : zero;
@@ -30,6 +30,14 @@ void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
     acc2[r] = bias2;
     acc3[r] = bias3;
   });
+  if (addend != nullptr) {
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = vaddq_f32(acc0[r], vld1q_f32(addend + r * ldc));
+      acc1[r] = vaddq_f32(acc1[r], vld1q_f32(addend + r * ldc + 4));
+      acc2[r] = vaddq_f32(acc2[r], vld1q_f32(addend + r * ldc + 8));
+      acc3[r] = vaddq_f32(acc3[r], vld1q_f32(addend + r * ldc + 12));
+    });
+  }
   for (int64_t p = 0; p < k; ++p) {
     const float32x4_t b0 = vld1q_f32(b);
     const float32x4_t b1 = vld1q_f32(b + 4);

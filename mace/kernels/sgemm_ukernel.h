@@ -14,14 +14,17 @@ namespace mace {
 namespace kernels {
 
 // Computes `rows` (1..mr) rows by nr columns of C:
-//   c[r][j] = clamp(bias[j] + sum_p a[r * lda + p] * b[p * nr + j])
+//   c[r][j] = clamp(bias[j] + addend[r * ldc + j]
+//                   + sum_p a[r * lda + p] * b[p * nr + j])
 // with b one packed panel (k rows of nr floats), bias nr floats or null,
-// and clamp null or {lo, hi}: min(max(v, lo), hi) in registers before the
-// store (a NaN becomes lo, as the reference ReLU makes it 0). Reads exactly
-// `rows` rows of A and writes exactly rows x nr values of C.
+// addend laid out as C or null (a fused residual addition), and clamp null
+// or {lo, hi}: min(max(v, lo), hi) in registers before the store (a NaN
+// becomes lo, as the reference ReLU makes it 0). Reads exactly `rows` rows
+// of A (and of the addend) and writes exactly rows x nr values of C.
 using SgemmUkernelFn = void (*)(int64_t k, const float *a, int64_t lda,
                                 const float *b, const float *bias,
-                                const float *clamp, float *c, int64_t ldc);
+                                const float *clamp, const float *addend,
+                                float *c, int64_t ldc);
 
 constexpr int kSgemmMaxMr = 8;
 constexpr int kSgemmMaxNr = 32;

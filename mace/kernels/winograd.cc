@@ -228,7 +228,7 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
           for (int64_t xi = 0; xi < elements; ++xi) {
             SgemmColumns(run.tile_count, col0, col1, geo_.in_c,
                          v + xi * run.tile_count * geo_.in_c, geo_.in_c,
-                         packed_[xi], nullptr, nullptr,
+                         packed_[xi], nullptr, nullptr, nullptr,
                          m + xi * run.tile_count * geo_.out_c, geo_.out_c,
                          nullptr);
           }

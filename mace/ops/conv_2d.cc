@@ -5,12 +5,17 @@
 //            then required), its slope [Cout] or [1]; filter and bias may
 //            be constants
 //            or values fed at run time (ONNX models may give weights as
-//            graph inputs): only their shapes are needed in Prepare;
+//            graph inputs): only their shapes are needed in Prepare; with
+//            `fused_add`, the bias (then required) and slope are followed
+//            by the addend [N, Ho, Wo, Cout];
 //   args:    strides, dilations, padding, padding_values, round_mode (see
 //            conv_pool_util.h), group (default 1), fused activation,
 //            winograd (absent or -1: automatic, 0: never, 2 / 4 / 6: that
-//            output tile where Winograd applies);
-//   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments.
+//            output tile where Winograd applies), fused_add (0 or 1: the
+//            last input is added to the output before the activation, a
+//            residual connection fused by the converter);
+//   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments:
+//            act(conv(input) + bias + addend).
 // With a constant filter, Prepare packs it for one of two fast kernels:
 // Winograd F(m,3) for 3x3 stride-1 dilation-1 ungrouped convolutions when
 // the cost model (mace/kernels/winograd.h) or the `winograd` arg says so,
@@ -31,8 +36,9 @@ class Conv2dOp : public Operation {
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
     MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
+    MACE_RETURN_IF_ERROR(ReadFusedAdd(*context, &fused_add_));
     MACE_RETURN_IF_ERROR(
-        ExpectWeightedOpInputs(*context, activation_, "filter"));
+        ExpectWeightedOpInputs(*context, activation_, "filter", fused_add_));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
@@ -45,6 +51,9 @@ class Conv2dOp : public Operation {
         *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
     MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
+    if (fused_add_) {
+      MACE_RETURN_IF_ERROR(CheckAddend(*context));
+    }
     int winograd = -1;
     MACE_RETURN_IF_ERROR(context->args().GetInt("winograd", -1, &winograd));
     if (winograd != -1 && winograd != 0 && winograd != 2 && winograd != 4 &&
@@ -61,32 +70,50 @@ class Conv2dOp : public Operation {
     const PReluSlope slope =
         FusedPReluSlope(*context, activation_, kWeightedOpSlopeIndex);
     float *output = context->output(0)->mutable_data<float>();
+    const float *addend =
+        fused_add_ ? context->input(context->num_inputs() - 1).data<float>()
+                   : nullptr;
     if (winograd_.initialized() || im2col_.initialized()) {
       const Activation act = activation_;
+      // Winograd adds the addend in its epilogue, after the output
+      // transform; im2col in the GEMM's registers.
+      const float *epilogue_addend = winograd_.initialized() ? addend : nullptr;
       auto activate = [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
-        ActivateBlock(act, slope, (c - output) % ldc, c, rows, cols, ldc);
+        const int64_t offset = c - output;
+        ActivateBlock(
+            act, slope, offset % ldc, c, rows, cols, ldc,
+            epilogue_addend != nullptr ? epilogue_addend + offset : nullptr);
       };
       const kernels::SgemmEpilogue epilogue(activate);
-      const bool fused = act.type != ActivationType::kNoop;
+      const bool activated = act.type != ActivationType::kNoop;
       const float *input = context->input(0).data<float>();
       float *scratch = context->scratch<float>();
       if (winograd_.initialized()) {
         winograd_.Run(input, bias, output, scratch, context->thread_pool(),
-                      fused ? &epilogue : nullptr);
+                      activated || addend != nullptr ? &epilogue : nullptr);
       } else {
         // ReLU / ReLU6 clamp in the GEMM's registers; others are an
         // epilogue pass over each finished block.
         float clamp[2];
         const bool clamped = ToClampBounds(act, clamp);
-        im2col_.Run(input, bias, clamped ? clamp : nullptr, output, scratch,
-                    context->thread_pool(),
-                    fused && !clamped ? &epilogue : nullptr);
+        im2col_.Run(input, bias, clamped ? clamp : nullptr, addend, output,
+                    scratch, context->thread_pool(),
+                    activated && !clamped ? &epilogue : nullptr);
       }
       return MaceStatus::MACE_SUCCESS;
     }
+    if (!fused_add_) {
+      GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
+                        context->input(1).data<float>(), bias, activation_,
+                        output, context->thread_pool(), slope);
+      return MaceStatus::MACE_SUCCESS;
+    }
     GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
-                      context->input(1).data<float>(), bias, activation_,
-                      output, context->thread_pool(), slope);
+                      context->input(1).data<float>(), bias, Activation(),
+                      output, context->thread_pool());
+    ActivateBlock(activation_, slope, 0, output,
+                  dims_.batch * dims_.out_h * dims_.out_w, dims_.out_c,
+                  dims_.out_c, addend);
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -118,6 +145,30 @@ class Conv2dOp : public Operation {
           "filter '", filter.name(), "' has shape ",
           ShapeToString(filter.shape()), " (OHWI), its last dim must be ",
           "input channels / group = ", dims_.in_c / group);
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  static MaceStatus ReadFusedAdd(const OpContext &context, bool *fused_add) {
+    int value = 0;
+    MACE_RETURN_IF_ERROR(context.args().GetInt("fused_add", 0, &value));
+    if (value != 0 && value != 1) {
+      return context.InvalidArgs("argument 'fused_add' must be 0 or 1, is ",
+                                 value);
+    }
+    *fused_add = value == 1;
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  // The addend of a fused addition: float, of the output's shape.
+  MaceStatus CheckAddend(const OpContext &context) const {
+    const Tensor &addend = context.input(context.num_inputs() - 1);
+    const Shape expected = {dims_.batch, dims_.out_h, dims_.out_w, dims_.out_c};
+    if (addend.dtype() != DT_FLOAT || addend.shape() != expected) {
+      return context.InvalidArgs(
+          "addend '", addend.name(), "' must be float of the output's shape ",
+          ShapeToString(expected), ", is ", DataTypeName(addend.dtype()), " ",
+          ShapeToString(addend.shape()));
     }
     return MaceStatus::MACE_SUCCESS;
   }
@@ -185,6 +236,7 @@ class Conv2dOp : public Operation {
   }
 
   Activation activation_;
+  bool fused_add_ = false;
   ConvDims dims_;
   AxisTaps rows_;
   AxisTaps cols_;

@@ -647,6 +647,155 @@ TEST(FoldBiasIntoConvTest, SkipsAnOutputReadTwiceOrShown) {
       FoldBiasIntoConv);
 }
 
+// ---- FuseResidualAdd -------------------------------------------------------
+
+// A Conv2D "conv" ([1, 6, 5, kChannels]) and graph input "r" of its shape.
+void AddConvAndResidual(GraphBuilder *graph, bool bias,
+                        std::vector<OpArg> conv_args = {}) {
+  Input(graph, "x", {1, 6, 5, 4});
+  Constant(graph, "w", {kChannels, 3, 3, 4}, 11);
+  std::vector<std::string> inputs = {"x", "w"};
+  if (bias) {
+    Constant(graph, "b", {kChannels}, 12);
+    inputs.push_back("b");
+  }
+  conv_args.push_back(OpArg::Int("padding", 1));
+  Op(graph, "Conv2D", "conv", inputs, conv_args);
+  Input(graph, "r", {1, 6, 5, kChannels});
+}
+
+TEST(FuseResidualAddTest, FusesTheSumIntoTheConvWithTheAddendLast) {
+  for (bool bias : {true, false}) {
+    for (bool conv_first : {true, false}) {
+      SCOPED_TRACE(std::string(bias ? "bias" : "no bias") +
+                   (conv_first ? ", conv + r" : ", r + conv"));
+      const NetDef net = ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            AddConvAndResidual(graph, bias);
+            Op(graph, "Eltwise", "add",
+               conv_first ? std::vector<std::string>{"conv", "r"}
+                          : std::vector<std::string>{"r", "conv"},
+               {EltwiseType(kSum)});
+            Output(graph, "add");
+          },
+          {FuseResidualAdd}, {"Conv2D"});
+      const OperatorDef &conv = OpAt(net, 0);
+      ASSERT_EQ(conv.input_size(), 4);
+      EXPECT_EQ(conv.input(3), "r");
+      EXPECT_EQ(conv.output(0), "add");
+      ASSERT_NE(Arg(conv, "fused_add"), nullptr);
+      EXPECT_EQ(Arg(conv, "fused_add")->i(), 1);
+    }
+  }
+}
+
+// ResNet's block: the addend comes from an op after the conv, and a ReLU
+// follows the sum; the conv moves after the addend's producer and takes
+// the ReLU, applied after the sum.
+TEST(FuseResidualAddTest, MovesTheConvAfterTheAddendAndTakesTheRelu) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddConvAndResidual(graph, true);
+        Constant(graph, "w2", {kChannels, 1, 1, 4}, 13);
+        Op(graph, "Conv2D", "shortcut", {"x", "w2"});
+        Op(graph, "Eltwise", "add", {"conv", "shortcut"}, {EltwiseType(kSum)});
+        Op(graph, "Activation", "relu", {"add"},
+           {OpArg::String("activation", "RELU")});
+        Output(graph, "relu");
+        Output(graph, "r");
+      },
+      {FuseResidualAdd, FuseActivation}, {"Conv2D", "Conv2D"});
+  EXPECT_EQ(OpAt(net, 0).name(), "shortcut");
+  const OperatorDef &fused = OpAt(net, 1);
+  ASSERT_EQ(fused.input_size(), 4);
+  EXPECT_EQ(fused.input(3), "shortcut");
+  EXPECT_EQ(Activation(fused), "RELU");
+}
+
+TEST(FuseResidualAddTest, SkipsOtherForms) {
+  // An activation before the sum, a second reader, another Eltwise kind,
+  // weights, a broadcast operand.
+  const std::vector<BuildFn> builds = {
+      [](GraphBuilder *graph) {
+        AddConvAndResidual(graph, true, {OpArg::String("activation", "RELU")});
+        Op(graph, "Eltwise", "add", {"conv", "r"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      [](GraphBuilder *graph) {
+        AddConvAndResidual(graph, true);
+        Op(graph, "Eltwise", "add", {"conv", "r"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+        Output(graph, "conv");
+      },
+      [](GraphBuilder *graph) {
+        AddConvAndResidual(graph, true);
+        Op(graph, "Eltwise", "sub", {"conv", "r"}, {EltwiseType(kSub)});
+        Output(graph, "sub");
+      },
+      [](GraphBuilder *graph) {
+        AddConvAndResidual(graph, true);
+        Op(graph, "Eltwise", "add", {"conv", "r"},
+           {EltwiseType(kSum), OpArg::Floats("coeff", {1.0f, 0.5f})});
+        Output(graph, "add");
+      },
+      [](GraphBuilder *graph) {
+        AddConvAndResidual(graph, true);
+        Input(graph, "row", {1, 1, 5, kChannels});
+        Op(graph, "Eltwise", "add", {"conv", "row"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+        Output(graph, "r");
+      },
+  };
+  for (size_t i = 0; i < builds.size(); ++i) {
+    SCOPED_TRACE("form " + std::to_string(i));
+    ExpectUnchanged(builds[i], FuseResidualAdd);
+  }
+}
+
+// A scale after the sum no longer folds into the filter, and a PRELU has
+// no place before the addend.
+TEST(FuseResidualAddTest, LaterFoldsLeaveTheFusedConv) {
+  const BuildFn fused = [](GraphBuilder *graph) {
+    AddConvAndResidual(graph, true);
+    Op(graph, "Eltwise", "add", {"conv", "r"}, {EltwiseType(kSum)});
+    EXPECT_EQ(FuseResidualAdd(graph), MaceStatus::MACE_SUCCESS);
+  };
+  ExpectUnchanged(
+      [&](GraphBuilder *graph) {
+        fused(graph);
+        Constant(graph, "k", {kChannels}, 41);
+        Op(graph, "Eltwise", "mul", {"add", "k"}, {EltwiseType(kProd)});
+        Output(graph, "mul");
+      },
+      FoldBiasIntoConv);
+  ExpectUnchanged(
+      [&](GraphBuilder *graph) {
+        fused(graph);
+        AddBatchNorm(graph, "bn", "add", true);
+        Output(graph, "bn");
+      },
+      FoldBatchNormIntoConv);
+  ExpectUnchanged(
+      [&](GraphBuilder *graph) {
+        fused(graph);
+        Constant(graph, "slope", {kChannels}, 42);
+        Op(graph, "Activation", "prelu", {"add", "slope"},
+           {OpArg::String("activation", "PRELU")});
+        Output(graph, "prelu");
+      },
+      FuseActivation);
+}
+
+TEST(FuseResidualAddTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddConvAndResidual(graph, false);
+        Op(graph, "Eltwise", "add", {"r", "conv"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      FuseResidualAdd);
+}
+
 // ---- MatMulToFullyConnected ------------------------------------------------
 
 TEST(MatMulToFullyConnectedTest, RewritesAMatMulByAConstant) {

@@ -490,3 +490,117 @@ TEST(Conv2dTest, FusedPReluOnPointwiseGemmPathMatchesReference) {
 }  // namespace
 }  // namespace test
 }  // namespace mace
+
+namespace mace {
+namespace test {
+namespace {
+
+// With `fused_add`, the last input (the addend, of the output's shape) is
+// added before the activation: y = act(conv(x) + b + addend). Runs the
+// spec with an addend and, for PRELU, a slope before it.
+void CheckConvWithAddend(const ConvSpec &s, int threads, double per_term) {
+  const std::vector<int64_t> w_shape = {s.out_c, s.kernel_h, s.kernel_w,
+                                        s.input[3] / s.group};
+  const auto x = RandomFloats(Product(s.input), -1, 1, 81);
+  const auto w = RandomFloats(Product(w_shape), -1, 1, 82);
+  const auto b = RandomFloats(s.out_c, -1, 1, 83);
+  const auto slope = RandomFloats(s.out_c, 0.0f, 0.5f, 84);
+  ConvSpec linear = s;
+  linear.activation.clear();
+  std::vector<int64_t> shape;
+  std::vector<double> expected = RefConv(linear, x, w, b, &shape);
+  const auto addend = RandomFloats(Product(shape), -2, 2, 85);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    expected[i] += addend[i];
+    expected[i] =
+        s.activation == "PRELU"
+            ? (expected[i] < 0 ? expected[i] * slope[i % s.out_c] : expected[i])
+            : RefActivate(s, expected[i]);
+  }
+  OpTester t("Conv2D", "conv");
+  t.Input("x", s.input, x);
+  if (s.fed_weights) {
+    t.Input("w", w_shape, w).Input("b", {s.out_c}, b);
+  } else {
+    t.Constant("w", w_shape, w).Constant("b", {s.out_c}, b);
+  }
+  if (s.activation == "PRELU") t.Constant("slope", {s.out_c}, slope);
+  t.Input("addend", shape, addend).Output("y").Threads(threads);
+  t.Arg("fused_add", 1);
+  AddArgs(s, &t);
+  const MaceStatus status = t.Run();
+  ASSERT_EQ(status.code(), MaceStatus::MACE_SUCCESS) << status.information();
+  EXPECT_EQ(t.output(0).shape, shape);
+  EXPECT_TRUE(AllClose(t.output(0).floats, expected, per_term,
+                       SumTolerance(s, per_term) + 2 * per_term));
+}
+
+// Every kernel path: Winograd's epilogue (each tile), im2col's and the 1x1
+// GEMM's registers (edge column panels: 37 and 70 channels), strided and
+// grouped im2col, the reference loop for fed weights; activations that
+// clamp in registers (RELU, RELUX) and that do not (LEAKYRELU, PRELU).
+TEST(Conv2dTest, FusedAddOnEveryPathMatchesReference) {
+  for (const char *activation : {"", "RELU", "RELUX", "LEAKYRELU", "PRELU"}) {
+    for (int threads : {1, 2}) {
+      for (int winograd : {0, 2, 4, 6}) {
+        ConvSpec s = Spec({1, 9, 7, 19}, 37, 3, 3);
+        s.padding = 1;
+        s.winograd = winograd;
+        s.activation = activation;
+        s.max_limit = 0.5f;
+        s.coefficient = 0.1f;
+        CheckConvWithAddend(s, threads, winograd == 6 ? 5e-5 : 1e-5);
+      }
+      ConvSpec s = Spec({2, 5, 4, 19}, 70, 1, 1);
+      s.activation = activation;
+      s.coefficient = 0.1f;
+      CheckConvWithAddend(s, threads, 1e-5);
+      s = Spec({1, 9, 8, 12}, 18, 3, 3);
+      s.strides = {2, 2};
+      s.group = 3;
+      s.padding = 1;
+      s.activation = activation;
+      s.coefficient = 0.1f;
+      CheckConvWithAddend(s, threads, 1e-5);
+      s.fed_weights = true;
+      CheckConvWithAddend(s, threads, 1e-5);
+    }
+  }
+}
+
+// Runs a Conv2D with fused_add = `fused_add` whose inputs are x, w, b and,
+// when `addend_shape` is not empty, an addend of that shape.
+MaceStatus RunFusedAdd(int fused_add, const std::vector<int64_t> &addend_shape,
+                       bool bias = true) {
+  OpTester t("Conv2D", "conv");
+  t.Input("x", {1, 5, 5, 3}, RandomFloats(75))
+      .Constant("w", {4, 3, 3, 3}, RandomFloats(108));
+  if (bias) t.Constant("b", {4}, RandomFloats(4));
+  if (!addend_shape.empty()) {
+    t.Input("addend", addend_shape, RandomFloats(Product(addend_shape)));
+  }
+  t.Output("y").Arg("fused_add", fused_add);
+  return t.Run();
+}
+
+TEST(Conv2dTest, BadFusedAddIsAnError) {
+  ASSERT_EQ(RunFusedAdd(1, {1, 3, 3, 4}).code(), MaceStatus::MACE_SUCCESS);
+  const MaceStatus bad_value = RunFusedAdd(2, {1, 3, 3, 4});
+  EXPECT_NE(bad_value.information().find("fused_add"), std::string::npos)
+      << bad_value.information();
+  const MaceStatus wrong_shape = RunFusedAdd(1, {1, 3, 3, 5});
+  EXPECT_NE(wrong_shape.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(wrong_shape.information().find("addend"), std::string::npos)
+      << wrong_shape.information();
+  const MaceStatus missing = RunFusedAdd(1, {});
+  EXPECT_NE(missing.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(missing.information().find("fused addition needs 4 inputs"),
+            std::string::npos)
+      << missing.information();
+  const MaceStatus no_bias = RunFusedAdd(1, {1, 3, 3, 4}, false);
+  EXPECT_NE(no_bias.code(), MaceStatus::MACE_SUCCESS);
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace mace

@@ -134,6 +134,56 @@ TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
   }
 }
 
+// With an addend (a residual sum fused into a convolution's epilogue):
+// act(x + addend), the sum rounded to float as the kernels do; chunks on
+// 2 threads must shift the addend with x; y may be the addend itself.
+TEST(ActivationKernelsTest, AddendIsAddedBeforeTheActivationOnEveryIsa) {
+  std::mt19937 rng(20261122);
+  auto pool2 = StartPool(2);
+  const std::vector<float> slope = Inputs(33, 1.0f, &rng);
+  for (ActivationKind kind :
+       {ActivationKind::kNone, ActivationKind::kRelu, ActivationKind::kReluX,
+        ActivationKind::kPRelu, ActivationKind::kLeakyRelu}) {
+    for (int64_t channels : {1, 5, 17, 33}) {
+      for (int64_t rows : {1, 7, 700}) {
+        ActivationParams act;
+        act.kind = kind;
+        act.max_limit = 0.7f;
+        act.coefficient = 0.15f;
+        act.slope = slope.data();
+        act.slope_size = channels;
+        const int64_t n = rows * channels;
+        const std::vector<float> x = Inputs(n, 4.0f, &rng);
+        const std::vector<float> addend = Inputs(n, 4.0f, &rng);
+        act.addend = addend.data();
+        for (VectorIsa isa : AvailableVectorIsas()) {
+          const std::string what = std::string(VectorIsaName(isa)) + " kind=" +
+                                   std::to_string(static_cast<int>(kind)) +
+                                   " channels=" + std::to_string(channels) +
+                                   " n=" + std::to_string(n);
+          std::vector<float> y(n, NAN);
+          ActivateChannels(isa, act, channels, x.data(), y.data(), n,
+                           pool2.get());
+          for (int64_t i = 0; i < n; ++i) {
+            const float sum = x[i] + addend[i];
+            ASSERT_EQ(y[i],
+                      static_cast<float>(Reference(act, sum, i % channels)))
+                << what << " at " << i;
+          }
+          std::vector<float> into_addend = addend;
+          ActivationParams onto = act;
+          onto.addend = into_addend.data();
+          ActivateChannels(isa, onto, channels, x.data(), into_addend.data(), n,
+                           pool2.get());
+          ASSERT_EQ(
+              0, std::memcmp(into_addend.data(), y.data(), n * sizeof(float)))
+              << what << ": written over the addend";
+        }
+      }
+    }
+  }
+}
+
 // NaN, signed zeros and infinities go through the piecewise-linear kinds
 // as through the generic lanes on every ISA (Max / Min keep the operand
 // order of a > b ? a : b), and ReLU / ReLU6 of NaN is 0 as in the

@@ -130,8 +130,8 @@ double WorstRelativeError(const Problem &p, const std::vector<float> &got) {
 // Either kernel without a clamp (only im2col takes one).
 void RunConv(const Im2colConv &kernel, const Problem &p, float *output,
              float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue) {
-  kernel.Run(p.input.data(), p.bias.data(), nullptr, output, scratch, pool,
-             epilogue);
+  kernel.Run(p.input.data(), p.bias.data(), nullptr, nullptr, output, scratch,
+             pool, epilogue);
 }
 void RunConv(const WinogradConv &kernel, const Problem &p, float *output,
              float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue) {
@@ -192,12 +192,44 @@ TEST(ConvKernelsTest, Im2colClampMatchesClampedFloat64) {
       ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 2));
       std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
       std::vector<float> output(p.expected.size(), NAN);
-      conv.Run(p.input.data(), p.bias.data(), clamp, output.data(),
+      conv.Run(p.input.data(), p.bias.data(), clamp, nullptr, output.data(),
                scratch.data(), pool.get(), nullptr);
       for (size_t i = 0; i < output.size(); ++i) {
         const double want = std::fmin(std::fmax(p.expected[i], 0.0), 0.3);
         ASSERT_NEAR(output[i], want, 1e-6 * p.magnitude[i] + 1e-30)
             << SgemmIsaName(isa) << " " << Describe(c) << " at " << i;
+      }
+    }
+  }
+}
+
+// A fused residual addend added in the GEMM's registers before the clamp,
+// on every edge shape (edge columns go through the stack tile), with and
+// without a clamp.
+TEST(ConvKernelsTest, Im2colAddendMatchesFloat64) {
+  std::mt19937 rng(16);
+  auto pool = StartPool(2);
+  const float clamp[2] = {0.0f, 0.3f};
+  for (const Case &c : Im2colCases()) {
+    const Problem p = MakeProblem(c, &rng);
+    const std::vector<float> addend = RandomVector(p.expected.size(), &rng);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      Im2colConv conv;
+      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 2));
+      std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
+      for (const float *bounds : {static_cast<const float *>(nullptr),
+                                  static_cast<const float *>(clamp)}) {
+        std::vector<float> output(p.expected.size(), NAN);
+        conv.Run(p.input.data(), p.bias.data(), bounds, addend.data(),
+                 output.data(), scratch.data(), pool.get(), nullptr);
+        for (size_t i = 0; i < output.size(); ++i) {
+          double want = p.expected[i] + addend[i];
+          if (bounds != nullptr) want = std::fmin(std::fmax(want, 0.0), 0.3);
+          ASSERT_NEAR(output[i], want,
+                      1e-6 * (p.magnitude[i] + std::fabs(addend[i])) + 1e-30)
+              << SgemmIsaName(isa) << " " << Describe(c) << " at " << i
+              << (bounds != nullptr ? " clamped" : "");
+        }
       }
     }
   }

@@ -27,12 +27,13 @@ bool AcceptsActivation(const OperatorDef &op) {
          !HasFusedActivation(op);
 }
 
-// Ops whose kernels take a fused PRELU's slope as their last input.
+// Ops whose kernels take a fused PRELU's slope as their last input (a
+// fused addend is a Conv2D's last input: no slope after it).
 bool AcceptsPRelu(const OperatorDef &op) {
   static const std::set<std::string> kTypes = {
       "Conv2D", "DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d",
       "FullyConnected", "BatchNorm"};
-  return kTypes.count(op.type()) > 0;
+  return kTypes.count(op.type()) > 0 && !HasFusedAdd(op);
 }
 
 bool IsPRelu(const OperatorDef &op) {

@@ -94,11 +94,15 @@ void CopyActivationArgs(const OperatorDef &from, OperatorDef *to) {
   }
 }
 
+bool HasFusedAdd(const OperatorDef &op) {
+  return IntArg(op, kFusedAddArg, 0) != 0;
+}
+
 bool IsWeightedOp(const OperatorDef &op, bool with_fully_connected) {
   const std::string &type = op.type();
-  return type == "Conv2D" || type == "DepthwiseConv2d" || type == "Deconv2D" ||
-         type == "DepthwiseDeconv2d" ||
-         (with_fully_connected && type == "FullyConnected");
+  return ((type == "Conv2D" && !HasFusedAdd(op)) || type == "DepthwiseConv2d" ||
+          type == "Deconv2D" || type == "DepthwiseDeconv2d" ||
+          (with_fully_connected && type == "FullyConnected"));
 }
 
 bool HasConstantWeights(const GraphBuilder &graph, const OperatorDef &op) {

@@ -35,9 +35,16 @@ bool HasFusedActivation(const OperatorDef &op);
 // Replaces `to`'s activation arguments by `from`'s.
 void CopyActivationArgs(const OperatorDef &from, OperatorDef *to);
 
+// Conv2D's argument saying that its last input is added to its output
+// before the activation (fuse_residual_add.cc).
+constexpr char kFusedAddArg[] = "fused_add";
+bool HasFusedAdd(const OperatorDef &op);
+
 // Conv2D, DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d and, when
 // `with_fully_connected`, FullyConnected: ops computing
-// act(sum(x * filter) + bias) with one output channel per bias value.
+// act(sum(x * filter) + bias) with one output channel per bias value (not
+// a Conv2D with a fused addend, whose output scale is no longer its
+// filter's).
 bool IsWeightedOp(const OperatorDef &op, bool with_fully_connected);
 // Whether a weighted op's filter is a float constant and its bias a float
 // constant or absent, so that both can be rewritten.

@@ -24,6 +24,9 @@ const std::vector<NamedPass> &DefaultPasses() {
       {"fold_transpose_into_fully_connected", FoldTransposeIntoFullyConnected},
       {"fold_bias_into_conv", FoldBiasIntoConv},
       {"fold_batch_norm_into_conv", FoldBatchNormIntoConv},
+      // After the folds into the filter and bias (which a fused addend
+      // stops), before fuse_activation moves the ReLU after the sum in.
+      {"fuse_residual_add", FuseResidualAdd},
       {"fuse_activation", FuseActivation},
   };
   return kPasses;

@@ -57,6 +57,9 @@ MaceStatus FoldBiasIntoConv(GraphBuilder *graph);
 // BatchNorm after a conv / fully connected layer goes into its filter and
 // bias (and its activation onto the layer).
 MaceStatus FoldBatchNormIntoConv(GraphBuilder *graph);
+// Eltwise SUM of a Conv2D's output (no activation) and a tensor of its
+// shape → the Conv2D with `fused_add` and that tensor as its last input.
+MaceStatus FuseResidualAdd(GraphBuilder *graph);
 // An Activation op after an op with a fused activation slot becomes that
 // op's activation; PRELU (with a constant slope, appended as the op's last
 // input) into Conv2D, DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d,

@@ -108,40 +108,56 @@ void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
 }
 
 void ActivateBlock(const Activation &act, const PReluSlope &slope, int64_t col0,
-                   float *block, int64_t rows, int64_t cols, int64_t ldc) {
-  if (act.type == ActivationType::kNoop) return;
+                   float *block, int64_t rows, int64_t cols, int64_t ldc,
+                   const float *addend) {
+  if (act.type == ActivationType::kNoop && addend == nullptr) return;
   PReluSlope shifted = slope;
   if (shifted.values != nullptr && shifted.size != 1) shifted.values += col0;
   // The GEMM epilogues call this on every output block: the vector kernel
   // where it has the activation (the scalar loop costs several times the
   // GEMM of a 1x1 convolution).
   kernels::ActivationParams params;
-  if (ToKernelActivation(act, shifted, &params)) {
-    if (params.kind == kernels::ActivationKind::kPRelu &&
-        params.slope_size != 1) {
-      params.slope_size = cols;
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      kernels::ActivateChannels(params, cols, block + r * ldc, block + r * ldc,
-                                cols, nullptr);
-    }
-    return;
+  const bool vector = ToKernelActivation(act, shifted, &params);
+  if (params.kind == kernels::ActivationKind::kPRelu &&
+      params.slope_size != 1) {
+    params.slope_size = cols;
   }
   for (int64_t r = 0; r < rows; ++r) {
-    ActivateInPlaceWithSlope(act, shifted, cols, block + r * ldc, cols);
+    float *row = block + r * ldc;
+    params.addend = addend != nullptr ? addend + r * ldc : nullptr;
+    if (vector) {
+      kernels::ActivateChannels(params, cols, row, row, cols, nullptr);
+      continue;
+    }
+    if (params.addend != nullptr) {
+      kernels::ActivationParams add;
+      add.addend = params.addend;
+      kernels::ActivateChannels(add, cols, row, row, cols, nullptr);
+    }
+    ActivateInPlaceWithSlope(act, shifted, cols, row, cols);
   }
 }
 
 MaceStatus ExpectWeightedOpInputs(const OpContext &context,
                                   const Activation &act,
-                                  const char *weight_name) {
-  if (act.type == ActivationType::kPRelu && context.num_inputs() != 4) {
+                                  const char *weight_name, bool fused_addend) {
+  const bool prelu = act.type == ActivationType::kPRelu;
+  if (fused_addend) {
+    const int expected = prelu ? 5 : 4;
+    if (context.num_inputs() != expected) {
+      return context.InvalidArgs("a fused addition needs ", expected,
+                                 " inputs (input, ", weight_name, ", bias",
+                                 prelu ? ", slope" : "", ", addend), got ",
+                                 context.num_inputs());
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+  if (prelu && context.num_inputs() != 4) {
     return context.InvalidArgs("a fused PRELU needs 4 inputs (input, ",
                                weight_name, ", bias, slope), got ",
                                context.num_inputs());
   }
-  return context.ExpectInputCount(2,
-                                  act.type == ActivationType::kPRelu ? 4 : 3);
+  return context.ExpectInputCount(2, prelu ? 4 : 3);
 }
 
 bool ToKernelActivation(const Activation &act, const PReluSlope &slope,

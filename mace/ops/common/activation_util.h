@@ -69,10 +69,13 @@ MaceStatus CheckFusedPReluSlope(const OpContext &context, const Activation &act,
 constexpr int kWeightedOpSlopeIndex = 3;
 
 // Checks such an op's input count: 2 or 3 inputs, or exactly 4 (input,
-// `weight_name`, bias, slope) when `act` is PRELU.
+// `weight_name`, bias, slope) when `act` is PRELU; with a fused addend
+// (Conv2D's `fused_add`), the bias is required and the addend follows as
+// the last input.
 MaceStatus ExpectWeightedOpInputs(const OpContext &context,
                                   const Activation &act,
-                                  const char *weight_name);
+                                  const char *weight_name,
+                                  bool fused_addend = false);
 
 // The slope a kernel reads at Run: input `slope_index` when `act` is
 // PRELU, empty otherwise.
@@ -132,9 +135,12 @@ void ActivateInPlaceWithSlope(const Activation &act, const PReluSlope &slope,
 
 // Applies the activation to a rows x cols block (row stride ldc) of a
 // channel-last matrix whose first column is channel `col0`: the epilogue
-// of GEMM-based ops, which see their output one block at a time.
+// of GEMM-based ops, which see their output one block at a time. With an
+// `addend` (a block of the same layout), block = act(block + addend): a
+// fused residual addition.
 void ActivateBlock(const Activation &act, const PReluSlope &slope, int64_t col0,
-                   float *block, int64_t rows, int64_t cols, int64_t ldc);
+                   float *block, int64_t rows, int64_t cols, int64_t ldc,
+                   const float *addend = nullptr);
 
 // The vector kernels' form of `act` with `slope` (see
 // mace/kernels/activation.h). Returns false, leaving *params as kNone, for

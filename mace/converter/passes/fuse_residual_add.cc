@@ -1,0 +1,103 @@
+// Moves the addition of a residual connection into the convolution whose
+// output it adds to: Eltwise SUM(conv(x), r), r of conv's output shape,
+// becomes conv(x) with `fused_add` and r as its last input, which adds r in
+// the GEMM epilogue while each output block is still in cache (ResNet's and
+// MobileNet-v2's blocks; a following ReLU then fuses as the activation,
+// applied after the addition). The convolution takes the SUM's place in the
+// op order, after r's producer.
+
+#include <string>
+#include <vector>
+
+#include "mace/converter/passes/fusion_utils.h"
+#include "mace/converter/passes/graph_utils.h"
+#include "mace/converter/passes/passes.h"
+#include "mace/core/status.h"
+#include "mace/model/op_provenance.h"
+
+namespace mace {
+namespace converter {
+namespace {
+
+constexpr int64_t kEltwiseSum = 0;
+
+// A plain two-input float SUM: no weights, no scalar operand.
+bool IsPlainSum(const OperatorDef &op) {
+  if (op.type() != "Eltwise" || op.input_size() != 2 || op.output_size() != 1 ||
+      IntArg(op, "type", -1) != kEltwiseSum) {
+    return false;
+  }
+  const Argument *coeff = FindArg(op, "coeff");
+  return (coeff == nullptr || coeff->floats_size() == 0) &&
+         FindArg(op, "scalar_input") == nullptr && !HasFusedActivation(op);
+}
+
+// A Conv2D that can take an addend: no activation yet (act(conv) + r is
+// not act(conv + r)) and no addend already.
+bool AcceptsAddend(const OperatorDef &op) {
+  return op.type() == "Conv2D" && op.output_size() == 1 &&
+         !HasFusedActivation(op) && !HasFusedAdd(op);
+}
+
+bool SameFloatShape(const GraphBuilder &graph, const std::string &a,
+                    const std::string &b) {
+  const Tensor *ta = graph.Find(a);
+  const Tensor *tb = graph.Find(b);
+  return ta != nullptr && tb != nullptr && ta->dtype() == DT_FLOAT &&
+         tb->dtype() == DT_FLOAT && ta->shape() == tb->shape();
+}
+
+MaceStatus TryFuse(GraphBuilder *graph, size_t sum,
+                   const ConsumerMap &consumers, bool *fused) {
+  *fused = false;
+  std::vector<OperatorDef> &ops = *graph->mutable_ops();
+  if (!IsPlainSum(ops[sum])) return MaceStatus::MACE_SUCCESS;
+  for (int side = 0; side < 2; ++side) {
+    const std::string &operand = ops[sum].input(side);
+    const std::string &addend = ops[sum].input(1 - side);
+    const int conv = ProducerOf(ops, operand);
+    if (conv < 0 || !AcceptsAddend(ops[conv]) ||
+        SoleConsumer(*graph, consumers, operand) != static_cast<int>(sum) ||
+        !SameFloatShape(*graph, operand, addend)) {
+      continue;
+    }
+    OperatorDef fused_op = ops[conv];
+    if (fused_op.input_size() < 3) {
+      const int64_t channels = graph->Find(operand)->dim(-1);
+      const std::string bias =
+          graph->UniqueName(fused_op.name() + "__zero_bias");
+      graph->AddConstant(bias, {channels},
+                         std::vector<float>(static_cast<size_t>(channels)));
+      fused_op.add_input(bias);
+    }
+    fused_op.add_input(addend);
+    Argument *arg = fused_op.add_arg();
+    arg->set_name(kFusedAddArg);
+    arg->set_i(1);
+    fused_op.set_output(0, ops[sum].output(0));
+    RecordFusion(ops[sum], &fused_op);
+    ops[sum] = std::move(fused_op);
+    ops.erase(ops.begin() + conv);
+    *fused = true;
+    return graph->Reinfer(sum - 1);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace
+
+MaceStatus FuseResidualAdd(GraphBuilder *graph) {
+  ConsumerMap consumers = ConsumersOf(graph->ops());
+  for (size_t i = 0; i < graph->ops().size(); ++i) {
+    bool fused = false;
+    MACE_RETURN_IF_ERROR(TryFuse(graph, i, consumers, &fused));
+    if (fused) {
+      consumers = ConsumersOf(graph->ops());
+      --i;  // the op after the fused one moved down to i
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace converter
+}  // namespace mace
