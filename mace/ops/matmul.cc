@@ -123,6 +123,28 @@ class MatMulOp : public Operation {
       }
       return MaceStatus::MACE_SUCCESS;
     }
+    if (pack_b_at_run_) {
+      // B changes with every run (attention's Q x K^T, P x V): each batch's
+      // B packed into scratch, then the same SGEMM; a B shared by
+      // consecutive batches is packed once.
+      kernels::PackedMatrixB packed;
+      kernels::PlacePackedB(k_size, n_size, kernels::SelectedSgemmIsa(),
+                            context->scratch<float>(), &packed);
+      const bool n_by_k = b_.row_step == 1;
+      int64_t packed_offset = -1;
+      for (size_t batch = 0; batch < a_offsets_.size(); ++batch) {
+        if (b_offsets_[batch] != packed_offset) {
+          kernels::PackBInto(b + b_offsets_[batch], n_by_k, &packed,
+                             context->thread_pool());
+          packed_offset = b_offsets_[batch];
+        }
+        kernels::Sgemm(m_size, n_size, k_size, a + a_offsets_[batch],
+                       a_.row_step, packed, nullptr,
+                       c + static_cast<int64_t>(batch) * m_size * n_size,
+                       n_size, context->thread_pool());
+      }
+      return MaceStatus::MACE_SUCCESS;
+    }
     const MatrixView &av = a_;
     const MatrixView &bv = b_;
     const int64_t num_rows = static_cast<int64_t>(a_offsets_.size()) * m_size;
@@ -157,13 +179,23 @@ class MatMulOp : public Operation {
   // A constant B shared by every batch (x @ W of a transformer's
   // projections, on [batch, seq, d] activations that MatMulToFullyConnected
   // leaves alone) is packed once for the SGEMM; A must have contiguous rows.
+  // Any other B with rank >= 2, under an A with contiguous rows, is packed
+  // at Run into scratch (pack_b_at_run_).
   MaceStatus PackConstantB(OpContext *context) {
     packed_b_ = kernels::PackedMatrixB();
+    pack_b_at_run_ = false;
     const Tensor &b = context->input(1);
+    if (!context->will_run() || a_.col_step != 1 || b.rank() < 2 ||
+        a_offsets_.empty()) {
+      return MaceStatus::MACE_SUCCESS;
+    }
     const bool b_shared = std::all_of(b_offsets_.begin(), b_offsets_.end(),
                                       [](int64_t o) { return o == 0; });
-    if (!b.is_constant() || !b.has_data() || !context->will_run() ||
-        !b_shared || a_.col_step != 1 || b.rank() < 2 || a_offsets_.empty()) {
+    if (!b.is_constant() || !b.has_data() || !b_shared) {
+      pack_b_at_run_ = true;
+      context->RequestScratch(
+          kernels::PackedBSize(b_.rows, b_.cols, kernels::SelectedSgemmIsa()) *
+          static_cast<int64_t>(sizeof(float)));
       return MaceStatus::MACE_SUCCESS;
     }
     // Stored k x n (row_step n) or, transposed, n x k.
@@ -226,7 +258,8 @@ class MatMulOp : public Operation {
   int64_t num_batches_ = 0;
   std::vector<int64_t> a_offsets_;
   std::vector<int64_t> b_offsets_;
-  kernels::PackedMatrixB packed_b_;  // empty: the loops of Run
+  kernels::PackedMatrixB packed_b_;  // empty: packed at Run, or the loops
+  bool pack_b_at_run_ = false;
 };
 
 }  // namespace

@@ -183,6 +183,25 @@ TEST(MatMulTest, TwoOneDOperandsGiveAScalar) {
   CheckMatMul({{7}, {7}, false, false, {}, false}, 1);
 }
 
+// A B fed at run time is packed per batch into scratch for the SGEMM:
+// attention's Q x K^T (transpose_b) and P x V, several panels with an edge
+// panel, a B shared by consecutive batches (packed once) and B matrices
+// alternating between batches (packed again each time).
+TEST(MatMulTest, RuntimeOperandsPackedPerBatchMatchReference) {
+  for (int threads : {1, 2}) {
+    CheckMatMul({{4, 19, 16}, {4, 37, 16}, false, true, {4, 19, 37}, false},
+                threads);
+    CheckMatMul({{4, 19, 37}, {4, 37, 70}, false, false, {4, 19, 70}, false},
+                threads);
+    CheckMatMul(
+        {{2, 3, 9, 37}, {2, 1, 37, 33}, false, false, {2, 3, 9, 33}, false},
+        threads);
+    CheckMatMul(
+        {{3, 2, 9, 37}, {2, 37, 33}, false, false, {3, 2, 9, 33}, false},
+        threads);
+  }
+}
+
 TEST(MatMulTest, ConstantOperandsMatchReference) {
   for (int threads : {1, 2}) {
     CheckMatMul({{2, 3, 13}, {13, 5}, false, false, {2, 3, 5}, true}, threads);
