@@ -50,6 +50,8 @@ enum class ActivationKind {
   kHardSigmoid,  // min(max(alpha * x + beta, 0), 1)
   kHardSwish,    // x * min(max(x + 3, 0), 6) / 6
   kSwish,        // x / (1 + exp(-coefficient * x)), exp approximated
+  kErf,          // erf(x), approximated (|error| < 5e-7)
+  kGelu,         // 0.5 * x * (1 + erf(x / sqrt(2))), erf as kErf
 };
 
 struct ActivationParams {

@@ -21,9 +21,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "mace/ops/eltwise_type.h"
+#include "mace/kernels/activation.h"
 #include "mace/ops/common/broadcast_util.h"
 #include "mace/ops/common/elt_util.h"
+#include "mace/ops/eltwise_type.h"
 #include "mace/ops/op_registry.h"
 
 namespace mace {
@@ -178,9 +179,14 @@ void RunFloatUnary(int type, float clip_min, float clip_max, const float *x,
     case kLog:
       UnaryLoop(x, y, n, pool, [](float v) { return std::log(v); });
       break;
-    case kErf:
-      UnaryLoop(x, y, n, pool, [](float v) { return std::erf(v); });
+    case kErf: {
+      // The vector kernels' erf (|error| < 5e-7), as a GELU decomposed by
+      // the exporter runs it.
+      kernels::ActivationParams erf;
+      erf.kind = kernels::ActivationKind::kErf;
+      kernels::ActivateChannels(erf, 1, x, y, n, pool);
       break;
+    }
     case kReciprocal:
       UnaryLoop(x, y, n, pool, [](float v) { return 1.0f / v; });
       break;

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -64,6 +65,10 @@ double Reference(const ActivationParams &act, double x, int64_t channel) {
       return x * std::fmin(std::fmax(x + 3.0, 0.0), 6.0) / 6.0;
     case ActivationKind::kSwish:
       return x / (1.0 + std::exp(-act.coefficient * x));
+    case ActivationKind::kErf:
+      return std::erf(x);
+    case ActivationKind::kGelu:
+      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
   }
   return x;
 }
@@ -78,7 +83,8 @@ TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
       ActivationKind::kReluX,     ActivationKind::kLeakyRelu,
       ActivationKind::kPRelu,     ActivationKind::kSigmoid,
       ActivationKind::kTanh,      ActivationKind::kHardSigmoid,
-      ActivationKind::kHardSwish, ActivationKind::kSwish};
+      ActivationKind::kHardSwish, ActivationKind::kSwish,
+      ActivationKind::kErf,       ActivationKind::kGelu};
   for (ActivationKind kind : kKinds) {
     for (int64_t channels : {1, 3, 5, 17, 33}) {
       for (int64_t rows : {1, 7, 300}) {
@@ -112,9 +118,16 @@ TEST(ActivationKernelsTest, EveryIsaMatchesFloat64) {
               // The hard ones round in float where the reference does not.
               const bool rounded = kind == ActivationKind::kHardSigmoid ||
                                    kind == ActivationKind::kHardSwish;
-              const double tol = approximated ? 4e-7 * std::fabs(want) + 1e-7
-                                 : rounded    ? 2.5e-7 * std::fabs(want) + 1e-7
-                                              : 0.0;
+              // erf's rational approximation: |error| < 5e-7 (GELU scales
+              // it by x / 2).
+              const bool erf =
+                  kind == ActivationKind::kErf || kind == ActivationKind::kGelu;
+              const double tol =
+                  approximated ? 4e-7 * std::fabs(want) + 1e-7
+                  : rounded    ? 2.5e-7 * std::fabs(want) + 1e-7
+                  : erf        ? 6e-7 * std::fmax(1.0, 0.5 * std::fabs(x[i])) +
+                              2.5e-7 * std::fabs(want)
+                        : 0.0;
               if (!(std::fabs(y[i] - want) <= tol) && ++failures <= 3) {
                 ADD_FAILURE() << what << " at x=" << x[i] << ": got " << y[i]
                               << ", want " << want;
@@ -180,6 +193,23 @@ TEST(ActivationKernelsTest, AddendIsAddedBeforeTheActivationOnEveryIsa) {
               << what << ": written over the addend";
         }
       }
+    }
+  }
+}
+
+// erf keeps a NaN and saturates at +-1 on every ISA, as std::erf does.
+TEST(ActivationKernelsTest, ErfOfNanIsNanAndOfInfinityIsOne) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {NAN, inf, -inf, 0.0f, 9.0f, -9.0f};
+  const std::vector<float> want = {NAN, 1.0f, -1.0f, 0.0f, 1.0f, -1.0f};
+  ActivationParams act;
+  act.kind = ActivationKind::kErf;
+  for (VectorIsa isa : AvailableVectorIsas()) {
+    std::vector<float> y(x.size());
+    ActivateChannels(isa, act, 1, x.data(), y.data(), x.size(), nullptr);
+    EXPECT_TRUE(std::isnan(y[0])) << VectorIsaName(isa);
+    for (size_t i = 1; i < x.size(); ++i) {
+      EXPECT_EQ(y[i], want[i]) << VectorIsaName(isa) << " erf(" << x[i] << ")";
     }
   }
 }

@@ -41,8 +41,9 @@ double RefActivate(const ActivationParams &act, double v, int64_t c) {
       return 1.0 / (1.0 + std::exp(-v));
     case ActivationKind::kTanh:
       return std::tanh(v);
+    default:  // kinds the depthwise cases below do not use
+      return v;
   }
-  return v;
 }
 
 struct Case {

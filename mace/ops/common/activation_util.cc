@@ -196,6 +196,9 @@ bool ToKernelActivation(const Activation &act, const PReluSlope &slope,
     case ActivationType::kSwish:
       params->kind = ActivationKind::kSwish;
       return true;
+    case ActivationType::kGelu:
+      params->kind = ActivationKind::kGelu;
+      return true;
     case ActivationType::kPRelu:
       // Without a slope PRELU is the identity (ActivateInPlaceWithSlope).
       if (slope.values == nullptr) return true;
