@@ -485,7 +485,7 @@ TEST(FuseActivationTest, IsIdempotent) {
 // ---- FoldBiasIntoConv ------------------------------------------------------
 
 OpArg EltwiseType(int64_t type) { return OpArg::Int("type", type); }
-constexpr int64_t kSum = 0, kSub = 1, kProd = 2;
+constexpr int64_t kSum = 0, kSub = 1, kProd = 2, kDiv = 3;
 
 TEST(FoldBiasIntoConvTest, FoldsAPerChannelSumIntoEachWeightedOpType) {
   for (const std::string &type : kWeightedTypes) {
@@ -794,6 +794,85 @@ TEST(FuseResidualAddTest, IsIdempotent) {
         Output(graph, "add");
       },
       FuseResidualAdd);
+}
+
+// ---- FuseGelu
+// ----------------------------------------------------------------
+
+OpArg ScalarInput(float value) { return OpArg::Float("scalar_input", value); }
+
+// 0.5 * x * (1 + erf(x * `scale`)) on input "x" [2, 3, 16], the 0.5 applied
+// last or (`half_first`) to x first, the scale as a division by `divisor`
+// when it is not 0; the result is "gelu".
+void AddDecomposedGelu(GraphBuilder *graph, bool half_first, float divisor,
+                       float scale = 0.0f, float one = 1.0f) {
+  Input(graph, "x", {2, 3, 16});
+  if (divisor != 0.0f) {
+    Op(graph, "Eltwise", "scaled", {"x"},
+       {EltwiseType(kDiv), ScalarInput(divisor)});
+  } else {
+    Op(graph, "Eltwise", "scaled", {"x"},
+       {EltwiseType(kProd), ScalarInput(scale)});
+  }
+  Op(graph, "Eltwise", "erf", {"scaled"}, {EltwiseType(19)});
+  Op(graph, "Eltwise", "gate", {"erf"}, {EltwiseType(kSum), ScalarInput(one)});
+  if (half_first) {
+    Op(graph, "Eltwise", "half", {"x"},
+       {EltwiseType(kProd), ScalarInput(0.5f)});
+    Op(graph, "Eltwise", "gelu", {"half", "gate"}, {EltwiseType(kProd)});
+  } else {
+    Op(graph, "Eltwise", "product", {"gate", "x"}, {EltwiseType(kProd)});
+    Op(graph, "Eltwise", "gelu", {"product"},
+       {EltwiseType(kProd), ScalarInput(0.5f)});
+  }
+}
+
+TEST(FuseGeluTest, FiveEltwiseOpsBecomeOneActivation) {
+  for (bool half_first : {false, true}) {
+    for (float divisor : {1.4142135f, 0.0f}) {
+      SCOPED_TRACE(std::string(half_first ? "0.5 first" : "0.5 last") +
+                   (divisor != 0.0f ? ", / sqrt 2" : ", * sqrt 0.5"));
+      const NetDef net = ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            AddDecomposedGelu(graph, half_first, divisor, 0.70710677f);
+            Output(graph, "gelu");
+          },
+          {FuseGelu, RemoveDeadOps}, {"Activation"});
+      EXPECT_EQ(Activation(OpAt(net, 0)), "GELU");
+      EXPECT_EQ(OpAt(net, 0).input(0), "x");
+    }
+  }
+}
+
+TEST(FuseGeluTest, SkipsOtherConstantsAndSharedIntermediates) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddDecomposedGelu(graph, false, 1.5f);
+        Output(graph, "gelu");
+      },
+      FuseGelu);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddDecomposedGelu(graph, false, 1.4142135f, 0.0f, 2.0f);
+        Output(graph, "gelu");
+      },
+      FuseGelu);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddDecomposedGelu(graph, true, 1.4142135f);
+        Output(graph, "gelu");
+        Output(graph, "erf");
+      },
+      FuseGelu);
+}
+
+TEST(FuseGeluTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddDecomposedGelu(graph, false, 1.4142135f);
+        Output(graph, "gelu");
+      },
+      FuseGelu);
 }
 
 // ---- MatMulToFullyConnected ------------------------------------------------

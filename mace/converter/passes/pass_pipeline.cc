@@ -11,6 +11,7 @@ const std::vector<NamedPass> &DefaultPasses() {
       // Before the transpose passes: the fused op has one input, which a
       // transpose moves through.
       {"fuse_swish", FuseSwish},
+      {"fuse_gelu", FuseGelu},
       {"sink_transposes", SinkTransposes},
       {"cancel_transposes", CancelTransposes},
       {"transpose_to_reshape", TransposeToReshape},

@@ -43,6 +43,9 @@ MaceStatus FuseChannelShuffle(GraphBuilder *graph);
 // x * sigmoid(x) and x * hardsigmoid(x) (alpha 1/6, beta 1/2): one
 // Activation SWISH / HARDSWISH.
 MaceStatus FuseSwish(GraphBuilder *graph);
+// 0.5 * x * (1 + erf(x / sqrt(2))) written as five Eltwise ops: one
+// Activation GELU.
+MaceStatus FuseGelu(GraphBuilder *graph);
 
 // MatMul of a rank-2 activation by a constant rank-2 matrix (no
 // transpose_a) → FullyConnected with weight [N, K].
