@@ -56,7 +56,10 @@ MaceStatus TryFuse(GraphBuilder *graph, size_t sum,
     const std::string &operand = ops[sum].input(side);
     const std::string &addend = ops[sum].input(1 - side);
     const int conv = ProducerOf(ops, operand);
-    if (conv < 0 || !AcceptsAddend(ops[conv]) ||
+    // conv < sum in the sorted op list; the check keeps the moves below
+    // in range should a frontend ever emit them out of order.
+    if (conv < 0 || static_cast<size_t>(conv) > sum ||
+        !AcceptsAddend(ops[conv]) ||
         SoleConsumer(*graph, consumers, operand) != static_cast<int>(sum) ||
         !SameFloatShape(*graph, operand, addend)) {
       continue;
