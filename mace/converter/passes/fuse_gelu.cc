@@ -13,26 +13,18 @@
 #include "mace/converter/passes/graph_utils.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
-#include "mace/model/op_provenance.h"
 #include "mace/ops/eltwise_type.h"
 
 namespace mace {
 namespace converter {
 namespace {
 
-bool IsEltwise(const OperatorDef &op, EltwiseType type, int inputs) {
-  return op.type() == "Eltwise" && op.input_size() == inputs &&
-         op.output_size() == 1 &&
-         IntArg(op, "type", -1) == static_cast<int64_t>(type) &&
-         FindArg(op, "coeff") == nullptr && !HasFusedActivation(op);
-}
-
 // The value of a one-input Eltwise `type` op's scalar operand, when it has
 // one on the side `scalar_index` (-1: either side, as for commutative ops).
 bool ScalarOperand(const OperatorDef &op, EltwiseType type, int scalar_index,
                    float *value) {
   const Argument *scalar = FindArg(op, "scalar_input");
-  if (!IsEltwise(op, type, 1) || scalar == nullptr || !scalar->has_f()) {
+  if (!IsPlainEltwise(op, type, 1) || scalar == nullptr || !scalar->has_f()) {
     return false;
   }
   if (scalar_index >= 0 &&
@@ -66,7 +58,7 @@ bool IsScalarOp(const OperatorDef &op, EltwiseType type, float value) {
 // From the ERF at `erf`, the op whose output is the GELU of x, or -1.
 int GeluEnd(const GraphBuilder &graph, const ConsumerMap &consumers,
             const std::vector<OperatorDef> &ops, size_t erf, std::string *x) {
-  if (!IsEltwise(ops[erf], EltwiseType::kErf, 1)) return -1;
+  if (!IsPlainEltwise(ops[erf], EltwiseType::kErf, 1)) return -1;
   const int scale = ProducerOf(ops, ops[erf].input(0));
   if (scale < 0 || !IsScaledBySqrtHalf(ops[scale], x) ||
       SoleConsumer(graph, consumers, ops[scale].output(0)) !=
@@ -79,7 +71,7 @@ int GeluEnd(const GraphBuilder &graph, const ConsumerMap &consumers,
   }
   const std::string &gate = ops[plus_one].output(0);
   const int product = SoleConsumer(graph, consumers, gate);
-  if (product < 0 || !IsEltwise(ops[product], EltwiseType::kProd, 2)) {
+  if (product < 0 || !IsPlainEltwise(ops[product], EltwiseType::kProd, 2)) {
     return -1;
   }
   const OperatorDef &mul = ops[product];
@@ -109,16 +101,7 @@ MaceStatus FuseGelu(GraphBuilder *graph) {
     std::string x;
     const int end = GeluEnd(*graph, consumers, ops, i, &x);
     if (end < 0) continue;
-    OperatorDef gelu;
-    gelu.set_type("Activation");
-    gelu.set_name(ops[end].name());
-    gelu.add_input(x);
-    gelu.add_output(ops[end].output(0));
-    Argument *kind = gelu.add_arg();
-    kind->set_name("activation");
-    kind->set_s("GELU");
-    RecordFusion(ops[i], &gelu);
-    ops[end] = gelu;
+    ReplaceWithActivation(x, "GELU", ops[i], &ops[end]);
     MACE_RETURN_IF_ERROR(graph->Reinfer(end));
     consumers = ConsumersOf(ops);
   }

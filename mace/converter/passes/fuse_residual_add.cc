@@ -19,17 +19,10 @@ namespace mace {
 namespace converter {
 namespace {
 
-constexpr int64_t kEltwiseSum = 0;
-
-// A plain two-input float SUM: no weights, no scalar operand.
+// A plain two-input SUM: no weights, no scalar operand.
 bool IsPlainSum(const OperatorDef &op) {
-  if (op.type() != "Eltwise" || op.input_size() != 2 || op.output_size() != 1 ||
-      IntArg(op, "type", -1) != kEltwiseSum) {
-    return false;
-  }
-  const Argument *coeff = FindArg(op, "coeff");
-  return (coeff == nullptr || coeff->floats_size() == 0) &&
-         FindArg(op, "scalar_input") == nullptr && !HasFusedActivation(op);
+  return IsPlainEltwise(op, EltwiseType::kSum, 2) &&
+         FindArg(op, "scalar_input") == nullptr;
 }
 
 // A Conv2D that can take an addend: no activation yet (act(conv) + r is

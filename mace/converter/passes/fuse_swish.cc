@@ -11,7 +11,6 @@
 #include "mace/converter/passes/graph_utils.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
-#include "mace/model/op_provenance.h"
 #include "mace/ops/eltwise_type.h"
 
 namespace mace {
@@ -73,16 +72,7 @@ MaceStatus FuseSwish(GraphBuilder *graph) {
         continue;
       }
       // The gate now feeds nothing; RemoveDeadOps drops it.
-      OperatorDef fused;
-      fused.set_type("Activation");
-      fused.set_name(ops[i].name());
-      fused.add_input(x);
-      fused.add_output(ops[i].output(0));
-      Argument *kind = fused.add_arg();
-      kind->set_name("activation");
-      kind->set_s(swish);
-      RecordFusion(ops[gate], &fused);
-      ops[i] = fused;
+      ReplaceWithActivation(x, swish, ops[gate], &ops[i]);
       MACE_RETURN_IF_ERROR(graph->Reinfer(i));
       break;
     }

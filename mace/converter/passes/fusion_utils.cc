@@ -94,6 +94,32 @@ void CopyActivationArgs(const OperatorDef &from, OperatorDef *to) {
   }
 }
 
+bool IsPlainEltwise(const OperatorDef &op, EltwiseType type, int inputs) {
+  if (op.type() != "Eltwise" || op.input_size() != inputs ||
+      op.output_size() != 1 ||
+      IntArg(op, "type", -1) != static_cast<int64_t>(type)) {
+    return false;
+  }
+  const Argument *coeff = FindArg(op, "coeff");
+  return (coeff == nullptr || coeff->floats_size() == 0) &&
+         !HasFusedActivation(op);
+}
+
+void ReplaceWithActivation(const std::string &input,
+                           const std::string &activation,
+                           const OperatorDef &absorbed, OperatorDef *op) {
+  OperatorDef replacement;
+  replacement.set_type("Activation");
+  replacement.set_name(op->name());
+  replacement.add_input(input);
+  replacement.add_output(op->output(0));
+  Argument *kind = replacement.add_arg();
+  kind->set_name("activation");
+  kind->set_s(activation);
+  RecordFusion(absorbed, &replacement);
+  *op = std::move(replacement);
+}
+
 bool HasFusedAdd(const OperatorDef &op) {
   return IntArg(op, kFusedAddArg, 0) != 0;
 }

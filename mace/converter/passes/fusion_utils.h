@@ -12,6 +12,7 @@
 
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/model/mace.pb.h"
+#include "mace/ops/eltwise_type.h"
 #include "mace/public/mace.h"
 
 namespace mace {
@@ -34,6 +35,17 @@ size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
 bool HasFusedActivation(const OperatorDef &op);
 // Replaces `to`'s activation arguments by `from`'s.
 void CopyActivationArgs(const OperatorDef &from, OperatorDef *to);
+
+// An Eltwise op of `type` with `inputs` inputs and one output, without
+// SUM weights (`coeff` absent or empty) or a fused activation.
+bool IsPlainEltwise(const OperatorDef &op, EltwiseType type, int inputs);
+
+// Turns `op` into an Activation `activation` of `input`, keeping its name
+// and output, and records `absorbed` as fused into it (the fusion passes
+// that replace a chain of ops by one activation). The caller reinfers it.
+void ReplaceWithActivation(const std::string &input,
+                           const std::string &activation,
+                           const OperatorDef &absorbed, OperatorDef *op);
 
 // Conv2D's argument saying that its last input is added to its output
 // before the activation (fuse_residual_add.cc).
