@@ -42,8 +42,17 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
   float edge_c[kSgemmMaxMr * kSgemmMaxNr];
   float edge_addend[kSgemmMaxMr * kSgemmMaxNr];
   float edge_bias[kSgemmMaxNr];
+  const int64_t panel_bytes = k * nr * static_cast<int64_t>(sizeof(float));
+  const int64_t prefetch_bytes = k * kSgemmPrefetchStride;
   for (int64_t j = col0; j < col0 + cols; j += nr) {
     const float *panel = b.values + (j / nr) * k * nr;
+    // The panel after this one, fetched ahead by the first row tiles (one
+    // kernel call covers prefetch_bytes of it): once B is out of L2, as a
+    // network's weights are, each panel otherwise arrives at the latency
+    // of L3 while the FMAs wait.
+    const char *next_panel =
+        j + nr < n ? reinterpret_cast<const char *>(panel + k * nr) : nullptr;
+    int64_t prefetched = 0;
     const int64_t jn = std::min(nr, n - j);
     const float *panel_bias = bias != nullptr ? bias + j : nullptr;
     if (bias != nullptr && jn < nr) {
@@ -54,11 +63,16 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
     for (int64_t i = row0; i < row0 + rows; i += mr) {
       const int64_t in = std::min(mr, row0 + rows - i);
       const SgemmUkernelFn kernel = uk.by_rows[in];
+      const char *prefetch = nullptr;
+      if (next_panel != nullptr && prefetched + prefetch_bytes <= panel_bytes) {
+        prefetch = next_panel + prefetched;
+        prefetched += prefetch_bytes;
+      }
       const float *tile_addend =
           addend != nullptr ? addend + i * ldc + j : nullptr;
       if (jn == nr) {
         kernel(k, a + i * lda, lda, panel, panel_bias, clamp, tile_addend,
-               c + i * ldc + j, ldc);
+               c + i * ldc + j, ldc, prefetch);
         continue;
       }
       if (tile_addend != nullptr) {
@@ -69,7 +83,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
         tile_addend = edge_addend;
       }
       kernel(k, a + i * lda, lda, panel, panel_bias, clamp, tile_addend, edge_c,
-             nr);
+             nr, prefetch);
       for (int64_t r = 0; r < in; ++r) {
         std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr, jn * sizeof(float));
       }

@@ -16,7 +16,7 @@ constexpr int kNr = 16;
 template <int kRows>
 void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
                      const float *bias, const float *clamp, const float *addend,
-                     float *c, int64_t ldc) {
+                     float *c, int64_t ldc, const char *prefetch) {
   __m256 acc0[kRows];
   __m256 acc1[kRows];
   const __m256 bias0 =
@@ -37,6 +37,7 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
     const __m256 b0 = _mm256_loadu_ps(b);
     const __m256 b1 = _mm256_loadu_ps(b + 8);
     b += kNr;
+    PrefetchStep(prefetch, p);
     ForEachRow<kRows>([&](auto r) {
       const __m256 ar = _mm256_broadcast_ss(a + r * lda + p);
       acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);

@@ -21,7 +21,8 @@ constexpr int kNr = 32;
 template <int kRows>
 void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
                        const float *bias, const float *clamp,
-                       const float *addend, float *c, int64_t ldc) {
+                       const float *addend, float *c, int64_t ldc,
+                       const char *prefetch) {
   __m512 acc0[kRows];
   __m512 acc1[kRows];
   const __m512 bias0 =
@@ -42,6 +43,7 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
     const __m512 b0 = _mm512_loadu_ps(b);
     const __m512 b1 = _mm512_loadu_ps(b + 16);
     b += kNr;
+    PrefetchStep(prefetch, p);
     ForEachRow<kRows>([&](auto r) {
       const __m512 ar = _mm512_set1_ps(a[r * lda + p]);
       acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);

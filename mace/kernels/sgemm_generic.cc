@@ -26,7 +26,8 @@ inline void Store4(float *p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
 template <int kRows>
 void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
                        const float *bias, const float *clamp,
-                       const float *addend, float *c, int64_t ldc) {
+                       const float *addend, float *c, int64_t ldc,
+                       const char *prefetch) {
   Float4 acc0[kRows];
   Float4 acc1[kRows];
   const Float4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -46,6 +47,7 @@ void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
     const Float4 b0 = Load4(b);
     const Float4 b1 = Load4(b + 4);
     b += kNr;
+    PrefetchStep(prefetch, p);
     ForEachRow<kRows>([&](auto r) {
       const float ar = a[r * lda + p];
       acc0[r] += ar * b0;

@@ -17,7 +17,7 @@ constexpr int kNr = 16;
 template <int kRows>
 void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
                      const float *bias, const float *clamp, const float *addend,
-                     float *c, int64_t ldc) {
+                     float *c, int64_t ldc, const char *prefetch) {
   float32x4_t acc0[kRows], acc1[kRows], acc2[kRows], acc3[kRows];
   const float32x4_t zero = vdupq_n_f32(0.0f);
   const float32x4_t bias0 = bias != nullptr ? vld1q_f32(bias) : zero;
@@ -44,6 +44,7 @@ void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
     const float32x4_t b2 = vld1q_f32(b + 8);
     const float32x4_t b3 = vld1q_f32(b + 12);
     b += kNr;
+    PrefetchStep(prefetch, p);
     ForEachRow<kRows>([&](auto r) {
       const float ar = a[r * lda + p];
       acc0[r] = vfmaq_n_f32(acc0[r], b0, ar);

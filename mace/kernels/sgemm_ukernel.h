@@ -21,10 +21,28 @@ namespace kernels {
 // or {lo, hi}: min(max(v, lo), hi) in registers before the store (a NaN
 // becomes lo, as the reference ReLU makes it 0). Reads exactly `rows` rows
 // of A (and of the addend) and writes exactly rows x nr values of C.
+// `prefetch`, when not null, is the start of k cache lines
+// (kSgemmPrefetchStride bytes apart) that a later call will read: the kernel
+// asks for one of them per k step, into L2, so that the next panel's trip
+// from L3 or memory overlaps this call's arithmetic instead of stalling the
+// next one.
 using SgemmUkernelFn = void (*)(int64_t k, const float *a, int64_t lda,
                                 const float *b, const float *bias,
                                 const float *clamp, const float *addend,
-                                float *c, int64_t ldc);
+                                float *c, int64_t ldc, const char *prefetch);
+
+constexpr int64_t kSgemmPrefetchStride = 64;
+
+// Hints that the cache line holding `line` be brought into L2; never faults.
+inline __attribute__((always_inline)) void PrefetchToL2(const char *line) {
+  __builtin_prefetch(line, 0, 2);
+}
+
+// The k-step loops' prefetch: step p's line of the region, if there is one.
+inline __attribute__((always_inline)) void PrefetchStep(const char *prefetch,
+                                                        int64_t p) {
+  if (prefetch != nullptr) PrefetchToL2(prefetch + p * kSgemmPrefetchStride);
+}
 
 constexpr int kSgemmMaxMr = 8;
 constexpr int kSgemmMaxNr = 32;
