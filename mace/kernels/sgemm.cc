@@ -6,9 +6,11 @@
 // ParallelFor task each, so a batch-1 FullyConnected still splits over
 // columns. Inside a block, each B panel (k x nr) is walked
 // down all the block's row tiles while it sits in L1/L2; A is read in
-// place, never packed. Column edges (n not a multiple of nr) go through a
-// stack tile, row edges through the kernel for fewer rows, so nothing is
-// read or written past the matrices.
+// place, never packed. A panel with at most nr / 2 real columns goes to the
+// family's half-width kernels where it has them; other column edges (n not
+// a multiple of the width written) go through a stack tile, row edges
+// through the kernel for fewer rows, so nothing is read or written past the
+// matrices.
 
 #include <algorithm>
 #include <cstring>
@@ -54,15 +56,19 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
         j + nr < n ? reinterpret_cast<const char *>(panel + k * nr) : nullptr;
     int64_t prefetched = 0;
     const int64_t jn = std::min(nr, n - j);
+    // Columns the kernel computes and writes: nr, or nr / 2 through the
+    // family's half-width kernels when the rest of the panel is padding.
+    const bool half = jn <= nr / 2 && uk.half_by_rows[1] != nullptr;
+    const int64_t width = half ? nr / 2 : nr;
     const float *panel_bias = bias != nullptr ? bias + j : nullptr;
-    if (bias != nullptr && jn < nr) {
+    if (bias != nullptr && jn < width) {
       std::memcpy(edge_bias, bias + j, jn * sizeof(float));
       std::fill(edge_bias + jn, edge_bias + nr, 0.0f);
       panel_bias = edge_bias;
     }
     for (int64_t i = row0; i < row0 + rows; i += mr) {
       const int64_t in = std::min(mr, row0 + rows - i);
-      const SgemmUkernelFn kernel = uk.by_rows[in];
+      const SgemmUkernelFn kernel = half ? uk.half_by_rows[in] : uk.by_rows[in];
       const char *prefetch = nullptr;
       if (next_panel != nullptr && prefetched + prefetch_bytes <= panel_bytes) {
         prefetch = next_panel + prefetched;
@@ -70,7 +76,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
       }
       const float *tile_addend =
           addend != nullptr ? addend + i * ldc + j : nullptr;
-      if (jn == nr) {
+      if (jn == width) {
         kernel(k, a + i * lda, lda, panel, panel_bias, clamp, tile_addend,
                c + i * ldc + j, ldc, prefetch);
         continue;

@@ -67,7 +67,8 @@ const SgemmUkernels &SgemmUkernels6x16Avx2() {
       6,
       kNr,
       {nullptr, sgemm_6x16_avx2<1>, sgemm_6x16_avx2<2>, sgemm_6x16_avx2<3>,
-       sgemm_6x16_avx2<4>, sgemm_6x16_avx2<5>, sgemm_6x16_avx2<6>}};
+       sgemm_6x16_avx2<4>, sgemm_6x16_avx2<5>, sgemm_6x16_avx2<6>},
+      {}};  // no half-width kernels: nr / 2 = 8 columns is rare
   return kUkernels;
 }
 

@@ -1,7 +1,8 @@
 // sgemm_8x32_avx512: AVX-512F micro-kernel (compiled with -mavx512f and
 // friends, called only when the CPU has AVX-512F). 8 rows x 32 columns = 16
 // zmm accumulators + 2 for the B row + 1 broadcast of A, well inside the 32
-// registers; per k step 10 loads feed 16 FMAs.
+// registers; per k step 10 loads feed 16 FMAs. A half-width variant serves
+// panels of at most 16 real columns.
 
 // GCC 12 flags the _mm512_undefined_ps() inside AVX-512 intrinsics such as
 // _mm512_max_ps as maybe uninitialized once they are inlined (a known false
@@ -18,7 +19,10 @@ namespace {
 
 constexpr int kNr = 32;
 
-template <int kRows>
+// kHalf: the narrow variant, for a panel whose columns past 16 are all
+// padding (n <= 16, or the last panel of such a remainder): the same packed
+// panel, only its first 16 columns read and written, half the FMAs.
+template <int kRows, bool kHalf>
 void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
                        const float *bias, const float *clamp,
                        const float *addend, float *c, int64_t ldc,
@@ -27,8 +31,8 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
   __m512 acc1[kRows];
   const __m512 bias0 =
       bias != nullptr ? _mm512_loadu_ps(bias) : _mm512_setzero_ps();
-  const __m512 bias1 =
-      bias != nullptr ? _mm512_loadu_ps(bias + 16) : _mm512_setzero_ps();
+  const __m512 bias1 = bias != nullptr && !kHalf ? _mm512_loadu_ps(bias + 16)
+                                                 : _mm512_setzero_ps();
   ForEachRow<kRows>([&](auto r) {
     acc0[r] = bias0;
     acc1[r] = bias1;
@@ -36,18 +40,21 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
   if (addend != nullptr) {
     ForEachRow<kRows>([&](auto r) {
       acc0[r] = _mm512_add_ps(acc0[r], _mm512_loadu_ps(addend + r * ldc));
-      acc1[r] = _mm512_add_ps(acc1[r], _mm512_loadu_ps(addend + r * ldc + 16));
+      if (!kHalf) {
+        acc1[r] =
+            _mm512_add_ps(acc1[r], _mm512_loadu_ps(addend + r * ldc + 16));
+      }
     });
   }
   for (int64_t p = 0; p < k; ++p) {
     const __m512 b0 = _mm512_loadu_ps(b);
-    const __m512 b1 = _mm512_loadu_ps(b + 16);
+    const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b + 16);
     b += kNr;
     PrefetchStep(prefetch, p);
     ForEachRow<kRows>([&](auto r) {
       const __m512 ar = _mm512_set1_ps(a[r * lda + p]);
       acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
-      acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
+      if (!kHalf) acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
     });
   }
   if (clamp != nullptr) {
@@ -56,12 +63,12 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
     const __m512 hi = _mm512_set1_ps(clamp[1]);
     ForEachRow<kRows>([&](auto r) {
       acc0[r] = _mm512_min_ps(_mm512_max_ps(acc0[r], lo), hi);
-      acc1[r] = _mm512_min_ps(_mm512_max_ps(acc1[r], lo), hi);
+      if (!kHalf) acc1[r] = _mm512_min_ps(_mm512_max_ps(acc1[r], lo), hi);
     });
   }
   ForEachRow<kRows>([&](auto r) {
     _mm512_storeu_ps(c + r * ldc, acc0[r]);
-    _mm512_storeu_ps(c + r * ldc + 16, acc1[r]);
+    if (!kHalf) _mm512_storeu_ps(c + r * ldc + 16, acc1[r]);
   });
 }
 
@@ -72,9 +79,14 @@ const SgemmUkernels &SgemmUkernels8x32Avx512() {
       "sgemm_8x32_avx512",
       8,
       kNr,
-      {nullptr, sgemm_8x32_avx512<1>, sgemm_8x32_avx512<2>,
-       sgemm_8x32_avx512<3>, sgemm_8x32_avx512<4>, sgemm_8x32_avx512<5>,
-       sgemm_8x32_avx512<6>, sgemm_8x32_avx512<7>, sgemm_8x32_avx512<8>}};
+      {nullptr, sgemm_8x32_avx512<1, false>, sgemm_8x32_avx512<2, false>,
+       sgemm_8x32_avx512<3, false>, sgemm_8x32_avx512<4, false>,
+       sgemm_8x32_avx512<5, false>, sgemm_8x32_avx512<6, false>,
+       sgemm_8x32_avx512<7, false>, sgemm_8x32_avx512<8, false>},
+      {nullptr, sgemm_8x32_avx512<1, true>, sgemm_8x32_avx512<2, true>,
+       sgemm_8x32_avx512<3, true>, sgemm_8x32_avx512<4, true>,
+       sgemm_8x32_avx512<5, true>, sgemm_8x32_avx512<6, true>,
+       sgemm_8x32_avx512<7, true>, sgemm_8x32_avx512<8, true>}};
   return kUkernels;
 }
 

@@ -79,7 +79,8 @@ const SgemmUkernels &SgemmUkernels4x8Generic() {
       4,
       kNr,
       {nullptr, sgemm_4x8_generic<1>, sgemm_4x8_generic<2>,
-       sgemm_4x8_generic<3>, sgemm_4x8_generic<4>}};
+       sgemm_4x8_generic<3>, sgemm_4x8_generic<4>},
+      {}};
   return kUkernels;
 }
 

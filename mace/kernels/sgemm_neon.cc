@@ -80,7 +80,8 @@ const SgemmUkernels &SgemmUkernels4x16Neon() {
       4,
       kNr,
       {nullptr, sgemm_4x16_neon<1>, sgemm_4x16_neon<2>, sgemm_4x16_neon<3>,
-       sgemm_4x16_neon<4>}};
+       sgemm_4x16_neon<4>},
+      {}};  // no half-width kernels: nr / 2 = 8 columns is rare
   return kUkernels;
 }
 

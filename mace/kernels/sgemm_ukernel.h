@@ -48,11 +48,17 @@ constexpr int kSgemmMaxMr = 8;
 constexpr int kSgemmMaxNr = 32;
 
 // One kernel family: by_rows[r] is the kernel for r rows (by_rows[0] null).
+// half_by_rows, where a family has it (null entries otherwise), holds the
+// same kernels for panels whose real columns fit in the first nr / 2: they
+// read the same packed panel but compute and write only nr / 2 columns, so
+// a narrow B (a convolution with 16 output channels) does not pay for its
+// padding.
 struct SgemmUkernels {
   const char *name;
   int mr;
   int nr;
   SgemmUkernelFn by_rows[kSgemmMaxMr + 1];
+  SgemmUkernelFn half_by_rows[kSgemmMaxMr + 1];
 };
 
 // Defined by the per-ISA files that the build includes.
