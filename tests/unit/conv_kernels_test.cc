@@ -177,6 +177,11 @@ std::vector<Case> Im2colCases() {
   cases.push_back({1, 6, 6, 8, 8, 1, 1, 1, 1, 0, 0, 0, 0, 2});  // grouped 1x1
   cases.push_back({1, 3, 4, 33, 70, 3, 3, 1, 1, 1, 1, 1, 1});   // K > tile
   cases.push_back({3, 1, 1, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1});     // size 1
+  // An RGB stem's shape with 16 outputs: one half-width panel, stored whole.
+  cases.push_back({2, 9, 11, 3, 16, 3, 3, 2, 1, 1, 1, 1, 1});
+  // Tiles of 88 rows (K = 360) that start inside an image and cross into
+  // the next: the gathering's running pixel coordinates.
+  cases.push_back({2, 23, 29, 40, 48, 3, 3, 2, 1, 1, 1, 1, 1});
   return cases;
 }
 
