@@ -107,6 +107,9 @@ bool RegisterConvBenchmarks() {
   Register({1, 3, 224, 224, 3, 3, 2, 1, true, 32}, kWindow);
   Register({1, 32, 112, 112, 1, 1, 1, 1, false, 64}, {kAuto});
   Register({1, 512, 14, 14, 1, 1, 1, 1, false, 512}, {kAuto});
+  // SqueezeNet 1.1: fire modules' 3x3 expand on 16 and 32 channels.
+  Register({1, 16, 55, 55, 3, 3, 1, 1, true, 64}, kWinograd);
+  Register({1, 32, 27, 27, 3, 3, 1, 1, true, 128}, kWinograd);
   // Inception v3: VALID stem, 3x3 on 80 channels, 5x5, 1x7 / 7x1.
   Register({1, 3, 299, 299, 3, 3, 2, 1, false, 32}, kWindow);
   Register({1, 32, 149, 149, 3, 3, 1, 1, false, 32}, kWinograd);

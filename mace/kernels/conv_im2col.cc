@@ -67,8 +67,9 @@ bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
       PackBInto(filter + g * out_per_group * k_, true, &packed_[g], pool);
     }
   }
-  tile_rows_ = Im2colTileRows(k_, SgemmTileRows(packed_[0].isa));
   slots_ = std::max(1, threads);
+  tile_rows_ = EvenBlockRows(geo_.batch * geo_.out_h * geo_.out_w,
+                             Im2colTileRows(k_, SgemmTileRows(packed_[0].isa)));
   return true;
 }
 

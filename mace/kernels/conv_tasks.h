@@ -51,6 +51,19 @@ inline int64_t ColumnBlockWidth(int64_t n, int64_t panel, int64_t row_tasks,
   return ((panels + blocks - 1) / blocks) * panel;
 }
 
+// Rows per block when `count` rows (pixels, Winograd tiles) are cut into
+// the fewest blocks of at most `max_rows`: the same number of blocks, made
+// even. Cutting at max_rows alone can leave a sliver (13x13's 49 Winograd
+// tiles went as 48 + 1), and ForEachSlotRange then gives one thread nearly
+// all the work. The count of blocks is kept, not raised to the threads':
+// each block streams the whole filter, which a 7x7 layer's 16 MB of
+// Winograd filter cannot afford twice.
+inline int64_t EvenBlockRows(int64_t count, int64_t max_rows) {
+  if (count <= 0 || max_rows <= 0) return std::max<int64_t>(max_rows, 1);
+  const int64_t blocks = (count + max_rows - 1) / max_rows;
+  return (count + blocks - 1) / blocks;
+}
+
 }  // namespace kernels
 }  // namespace mace
 

@@ -169,8 +169,9 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
       transform(0, panels);
     }
   }
-  block_tiles_ =
-      BlockTiles(geo_, tile_m_, SgemmTileRows(packed_[0].isa), TileCount());
+  block_tiles_ = EvenBlockRows(
+      TileCount(),
+      BlockTiles(geo_, tile_m_, SgemmTileRows(packed_[0].isa), TileCount()));
   slots_ = std::max(1, threads);
   return true;
 }

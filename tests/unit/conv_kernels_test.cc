@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mace/kernels/conv_im2col.h"
+#include "mace/kernels/conv_tasks.h"
 #include "mace/kernels/winograd.h"
 #include "tests/common/kernel_test_util.h"
 
@@ -267,7 +268,30 @@ std::vector<Case> WinogradCases() {
   cases.push_back({1, 8, 8, 16, 33, 3, 3, 1, 1, 1, 1, 1, 1});
   cases.push_back({2, 6, 13, 5, 3, 3, 3, 1, 1, 0, 2, 1, 0});  // asymmetric
   cases.push_back({1, 15, 14, 32, 20, 3, 3, 1, 1, 1, 1, 1, 1});
+  // 480 F(2,3) tiles over two images: four blocks of 120, the block edges
+  // inside an image.
+  cases.push_back({2, 29, 31, 8, 24, 3, 3, 1, 1, 1, 1, 1, 1});
   return cases;
+}
+
+TEST(ConvKernelsTest, BlocksAreEvenWithoutBecomingMore) {
+  EXPECT_EQ(EvenBlockRows(49, 48), 25);    // not 48 + 1
+  EXPECT_EQ(EvenBlockRows(169, 128), 85);  // 85 + 84
+  EXPECT_EQ(EvenBlockRows(480, 128), 120);
+  EXPECT_EQ(EvenBlockRows(16, 128), 16);  // one block stays one
+  EXPECT_EQ(EvenBlockRows(512, 512), 512);
+  EXPECT_EQ(EvenBlockRows(1, 8), 1);
+  EXPECT_EQ(EvenBlockRows(0, 64), 64);
+  for (int64_t count = 1; count < 300; ++count) {
+    for (int64_t max_rows : {1, 7, 8, 64, 128}) {
+      const int64_t rows = EvenBlockRows(count, max_rows);
+      const int64_t blocks = (count + rows - 1) / rows;
+      ASSERT_LE(rows, max_rows);
+      ASSERT_EQ(blocks, (count + max_rows - 1) / max_rows);
+      // The last block is at most one block-count short of the others.
+      ASSERT_GE(count - (blocks - 1) * rows, rows - blocks);
+    }
+  }
 }
 
 TEST(ConvKernelsTest, WinogradEveryTileAndIsaMatchesFloat64) {
