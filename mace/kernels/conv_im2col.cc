@@ -17,6 +17,17 @@ constexpr int64_t kTileBytes = 128 * 1024;
 constexpr int64_t kMinTileRows = 64;
 constexpr int64_t kMaxTileRows = 512;
 
+// Window rows read in place (RunWindowRows): each output row multiplies the
+// whole filter, so only filters that stay in L2 qualify (an im2col tile
+// shares one pass over the filter among up to 512 pixels); and at most
+// this many window rows.
+constexpr int64_t kMaxWindowRowsFilterBytes = 512 * 1024;
+// Nor narrow outputs: the edge pixels of each row are gathered and
+// multiplied a few rows at a time, which at 27 pixels a row (2 edges)
+// cost more than gathering everything (SqueezeNet's 3x3 on 27x27: 425 ->
+// 534 us).
+constexpr int64_t kMinWindowRowsPixels = 48;
+
 // Copies n floats. Runs of a few channels (an RGB stem's window rows are 9
 // or 21 floats) go as fixed-size moves the compiler inlines: a memcpy call
 // per run cost as much as the gathering itself there. No loop either: GCC
@@ -140,9 +151,95 @@ void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
   }
 }
 
+bool Im2colConv::ReadsWindowRowsInPlace() const {
+  const int64_t filter_bytes =
+      k_ * geo_.out_c * static_cast<int64_t>(sizeof(float));
+  const int64_t last_inside = geo_.in_w - geo_.kernel_w + geo_.pad_left;
+  const int64_t interior =
+      last_inside >= 0 ? last_inside / geo_.stride_w + 1 -
+                             (geo_.pad_left + geo_.stride_w - 1) / geo_.stride_w
+                       : 0;
+  return !ReadsInputInPlace() && geo_.groups == 1 && geo_.dilation_w == 1 &&
+         geo_.kernel_h <= kMaxWindowRows &&
+         filter_bytes <= kMaxWindowRowsFilterBytes &&
+         interior >= kMinWindowRowsPixels;
+}
+
+void Im2colConv::RunWindowRows(const float *input, const float *bias,
+                               const float *clamp, const float *addend,
+                               float *output, float *scratch, ThreadPool *pool,
+                               const SgemmEpilogue *epilogue) const {
+  const ConvGeometry &g = geo_;
+  const int64_t out_rows = g.batch * g.out_h;
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  const int slots = std::min(threads, slots_);
+  const int64_t col_block =
+      ColumnBlockWidth(g.out_c, packed_[0].nr, out_rows, slots);
+  const int64_t col_blocks = (g.out_c + col_block - 1) / col_block;
+  // Output columns [ow_lo, ow_hi) have their whole window inside the
+  // input's width; the columns either side are gathered.
+  const int64_t ow_lo =
+      std::min(g.out_w, (g.pad_left + g.stride_w - 1) / g.stride_w);
+  const int64_t last_inside = g.in_w - g.kernel_w + g.pad_left;
+  const int64_t ow_hi = std::clamp(
+      last_inside >= 0 ? last_inside / g.stride_w + 1 : 0, ow_lo, g.out_w);
+
+  ForEachSlotRange(
+      pool, slots, out_rows * col_blocks,
+      [&](int slot, int64_t begin, int64_t end) {
+        float *a_tile = scratch + slot * tile_rows_ * k_;
+        for (int64_t task = begin; task < end; ++task) {
+          const int64_t row = task / col_blocks;
+          const int64_t n = row / g.out_h;
+          const int64_t oh = row % g.out_h;
+          const int64_t col0 = task % col_blocks * col_block;
+          const int64_t col1 = std::min(col0 + col_block, g.out_c);
+          const int64_t pixel0 = row * g.out_w;
+          auto c_at = [&](int64_t ow) {
+            return output + (pixel0 + ow) * g.out_c;
+          };
+          auto addend_at = [&](int64_t ow) {
+            return addend != nullptr ? addend + (pixel0 + ow) * g.out_c
+                                     : nullptr;
+          };
+          if (ow_hi > ow_lo) {
+            const float *runs[kMaxWindowRows];
+            for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+              const int64_t ih =
+                  oh * g.stride_h - g.pad_top + kh * g.dilation_h;
+              runs[kh] = ih >= 0 && ih < g.in_h
+                             ? input + ((n * g.in_h + ih) * g.in_w +
+                                        ow_lo * g.stride_w - g.pad_left) *
+                                           g.in_c
+                             : nullptr;
+            }
+            SgemmColumnsInRuns(ow_hi - ow_lo, col0, col1,
+                               SgemmARuns{runs, static_cast<int>(g.kernel_h),
+                                          g.kernel_w * g.in_c},
+                               g.stride_w * g.in_c, packed_[0], bias, clamp,
+                               addend_at(ow_lo), c_at(ow_lo), g.out_c,
+                               epilogue);
+          }
+          for (const auto &[first, last] :
+               {std::pair<int64_t, int64_t>{0, ow_lo}, {ow_hi, g.out_w}}) {
+            for (int64_t ow = first; ow < last; ow += tile_rows_) {
+              const int64_t rows = std::min(tile_rows_, last - ow);
+              GatherRows(input, 0, pixel0 + ow, rows, a_tile);
+              SgemmColumns(rows, col0, col1, k_, a_tile, k_, packed_[0], bias,
+                           clamp, addend_at(ow), c_at(ow), g.out_c, epilogue);
+            }
+          }
+        }
+      });
+}
+
 void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
                      const float *addend, float *output, float *scratch,
                      ThreadPool *pool, const SgemmEpilogue *epilogue) const {
+  if (ReadsWindowRowsInPlace()) {
+    RunWindowRows(input, bias, clamp, addend, output, scratch, pool, epilogue);
+    return;
+  }
   const int64_t out_per_group = geo_.out_c / geo_.groups;
   const int64_t in_per_group = geo_.in_c / geo_.groups;
   const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;

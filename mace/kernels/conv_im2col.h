@@ -9,7 +9,9 @@
 // and multiplied by that group's packed [K, Cout/group] filter. The tile is
 // sized to stay in L2, so scratch is threads x tile_rows x K floats however
 // large the image. A 1x1, stride-1, unpadded convolution reads the input in
-// place (no scratch).
+// place (no scratch); one whose filter stays in L2 (an RGB stem, a 3x3 on
+// few channels, a strided 1x1) reads its window rows in place wherever the
+// window lies inside the input's width, and gathers only the edges.
 
 #ifndef MACE_KERNELS_CONV_IM2COL_H_
 #define MACE_KERNELS_CONV_IM2COL_H_
@@ -67,9 +69,23 @@ class Im2colConv {
   bool initialized() const { return !packed_.empty(); }
 
  private:
+  // Kernel heights up to this read their window rows in place.
+  static constexpr int64_t kMaxWindowRows = 16;
+
   void GatherRows(const float *input, int64_t group, int64_t pixel0,
                   int64_t rows, float *a) const;
   bool ReadsInputInPlace() const;
+  // Whether Run reads the interior pixels' window rows in place
+  // (RunWindowRows) instead of gathering them: one group, unit dilation
+  // along the width, a filter small enough to stay in L2.
+  bool ReadsWindowRowsInPlace() const;
+  // Run by output rows: the pixels whose window lies inside the input's
+  // width multiply the filter with A read where it lies (SgemmARuns, one
+  // run per window row); the few pixels at the left and right edges are
+  // gathered as in Run.
+  void RunWindowRows(const float *input, const float *bias, const float *clamp,
+                     const float *addend, float *output, float *scratch,
+                     ThreadPool *pool, const SgemmEpilogue *epilogue) const;
 
   ConvGeometry geo_;
   int64_t k_ = 0;          // GEMM depth: kernel_h * kernel_w * in_c / groups

@@ -34,18 +34,25 @@ const SgemmUkernels &UkernelsOrGeneric(SgemmIsa isa) {
 // multiple of nr) and hands it to the epilogue. The depth is not sliced:
 // slicing it at 256 (partial sums added through a stack tile) measured no
 // faster on ResNet-50's 3x3x512 im2col (K = 4608) and slower on K = 1024.
-void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
-              int64_t lda, const PackedMatrixB &b, const float *bias,
-              const float *clamp, const float *addend, float *c, int64_t ldc,
-              int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-              const SgemmEpilogue *epilogue) {
+// A comes in runs (SgemmARuns; one run of depth k for a plain GEMM): the
+// first run's call starts from the bias and the addend, later ones add to
+// what the earlier ones stored, the last one clamps.
+void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
+              const SgemmARuns &a, int64_t lda, const PackedMatrixB &b,
+              const float *bias, const float *clamp, const float *addend,
+              float *c, int64_t ldc, int64_t row0, int64_t rows, int64_t col0,
+              int64_t cols, const SgemmEpilogue *epilogue) {
   const int64_t mr = uk.mr;
   const int64_t nr = uk.nr;
   float edge_c[kSgemmMaxMr * kSgemmMaxNr];
   float edge_addend[kSgemmMaxMr * kSgemmMaxNr];
   float edge_bias[kSgemmMaxNr];
   const int64_t panel_bytes = k * nr * static_cast<int64_t>(sizeof(float));
-  const int64_t prefetch_bytes = k * kSgemmPrefetchStride;
+  const int64_t prefetch_bytes = a.run_k * kSgemmPrefetchStride;
+  int first_run = 0;
+  while (first_run < a.count && a.runs[first_run] == nullptr) ++first_run;
+  int last_run = a.count - 1;
+  while (last_run > first_run && a.runs[last_run] == nullptr) --last_run;
   for (int64_t j = col0; j < col0 + cols; j += nr) {
     const float *panel = b.values + (j / nr) * k * nr;
     // The panel after this one, fetched ahead by the first row tiles (one
@@ -76,22 +83,37 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k, const float *a,
       }
       const float *tile_addend =
           addend != nullptr ? addend + i * ldc + j : nullptr;
-      if (jn == width) {
-        kernel(k, a + i * lda, lda, panel, panel_bias, clamp, tile_addend,
-               c + i * ldc + j, ldc, prefetch);
-        continue;
+      float *tile_c = c + i * ldc + j;
+      int64_t tile_ldc = ldc;
+      if (jn != width) {
+        if (tile_addend != nullptr) {
+          for (int64_t r = 0; r < in; ++r) {
+            std::memcpy(edge_addend + r * nr, tile_addend + r * ldc,
+                        jn * sizeof(float));
+          }
+          tile_addend = edge_addend;
+        }
+        tile_c = edge_c;
+        tile_ldc = nr;
       }
-      if (tile_addend != nullptr) {
+      if (first_run == a.count) {
+        // Every run is padding: bias and addend alone (k = 0 reads no A).
+        kernel(0, nullptr, lda, panel, panel_bias, clamp, tile_addend, tile_c,
+               tile_ldc, nullptr);
+      }
+      for (int s = first_run; s <= last_run && first_run < a.count; ++s) {
+        if (a.runs[s] == nullptr) continue;
+        const bool first = s == first_run;
+        kernel(a.run_k, a.runs[s] + i * lda, lda, panel + s * a.run_k * nr,
+               first ? panel_bias : nullptr, s == last_run ? clamp : nullptr,
+               first ? tile_addend : tile_c, tile_c, tile_ldc,
+               first ? prefetch : nullptr);
+      }
+      if (jn != width) {
         for (int64_t r = 0; r < in; ++r) {
-          std::memcpy(edge_addend + r * nr, tile_addend + r * ldc,
+          std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr,
                       jn * sizeof(float));
         }
-        tile_addend = edge_addend;
-      }
-      kernel(k, a + i * lda, lda, panel, panel_bias, clamp, tile_addend, edge_c,
-             nr, prefetch);
-      for (int64_t r = 0; r < in; ++r) {
-        std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr, jn * sizeof(float));
       }
     }
   }
@@ -114,11 +136,12 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   }
   const int64_t col_blocks = (n + block_cols - 1) / block_cols;
 
+  const SgemmARuns whole_a{&a, 1, k};
   auto run_blocks = [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t row0 = (t / col_blocks) * block_rows;
       const int64_t col0 = (t % col_blocks) * block_cols;
-      RunBlock(uk, n, k, a, lda, b, bias, clamp, addend, c, ldc, row0,
+      RunBlock(uk, n, k, whole_a, lda, b, bias, clamp, addend, c, ldc, row0,
                std::min(block_rows, m - row0), col0,
                std::min(block_cols, n - col0), epilogue);
     }
@@ -160,12 +183,21 @@ void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
                   const float *a, int64_t lda, const PackedMatrixB &b,
                   const float *bias, const float *clamp, const float *addend,
                   float *c, int64_t ldc, const SgemmEpilogue *epilogue) {
+  SgemmColumnsInRuns(m, col_begin, col_end, SgemmARuns{&a, 1, k}, lda, b, bias,
+                     clamp, addend, c, ldc, epilogue);
+}
+
+void SgemmColumnsInRuns(int64_t m, int64_t col_begin, int64_t col_end,
+                        const SgemmARuns &a, int64_t lda,
+                        const PackedMatrixB &b, const float *bias,
+                        const float *clamp, const float *addend, float *c,
+                        int64_t ldc, const SgemmEpilogue *epilogue) {
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
   const int64_t block_rows = uk.mr * kRowTiles;
   const int64_t block_cols = uk.nr * kColPanels;
   for (int64_t row0 = 0; row0 < m; row0 += block_rows) {
     for (int64_t col0 = col_begin; col0 < col_end; col0 += block_cols) {
-      RunBlock(uk, b.n, k, a, lda, b, bias, clamp, addend, c, ldc, row0,
+      RunBlock(uk, b.n, b.k, a, lda, b, bias, clamp, addend, c, ldc, row0,
                std::min(block_rows, m - row0), col0,
                std::min(block_cols, col_end - col0), epilogue);
     }

@@ -166,6 +166,26 @@ void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
                   const float *bias, const float *clamp, const float *addend,
                   float *c, int64_t ldc, const SgemmEpilogue *epilogue);
 
+// A whose depth comes in `count` runs of run_k values (count * run_k = B's
+// k): row r's value p of run s is runs[s][r * lda + p] and multiplies B's
+// row s * run_k + p. A null run stands for zeros (a convolution window's
+// row in the padding) and is skipped. This is an im2col read in place: a
+// window row of a convolution with unit dilation along the width is one
+// run of the input, and the window rows of neighbouring output pixels are
+// lda = stride_w * in_c apart.
+struct SgemmARuns {
+  const float *const *runs;
+  int count;
+  int64_t run_k;
+};
+
+// As SgemmColumns with A in runs.
+void SgemmColumnsInRuns(int64_t m, int64_t col_begin, int64_t col_end,
+                        const SgemmARuns &a, int64_t lda,
+                        const PackedMatrixB &b, const float *bias,
+                        const float *clamp, const float *addend, float *c,
+                        int64_t ldc, const SgemmEpilogue *epilogue);
+
 }  // namespace kernels
 }  // namespace mace
 

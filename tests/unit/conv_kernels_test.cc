@@ -32,7 +32,12 @@ struct Case {
   int64_t stride = 1, dilation = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t groups = 1;
+  int64_t dilation_h = 0;  // 0: `dilation` along the height too
 };
+
+int64_t DilationH(const Case &c) {
+  return c.dilation_h > 0 ? c.dilation_h : c.dilation;
+}
 
 ConvGeometry GeometryOf(const Case &c) {
   ConvGeometry g;
@@ -44,14 +49,15 @@ ConvGeometry GeometryOf(const Case &c) {
   g.kernel_h = c.kernel_h;
   g.kernel_w = c.kernel_w;
   g.stride_h = g.stride_w = c.stride;
-  g.dilation_h = g.dilation_w = c.dilation;
+  g.dilation_h = DilationH(c);
+  g.dilation_w = c.dilation;
   g.pad_top = c.pad_top;
   g.pad_left = c.pad_left;
   g.groups = c.groups;
-  g.out_h =
-      (c.in_h + c.pad_top + c.pad_bottom - (c.kernel_h - 1) * c.dilation - 1) /
-          c.stride +
-      1;
+  g.out_h = (c.in_h + c.pad_top + c.pad_bottom -
+             (c.kernel_h - 1) * DilationH(c) - 1) /
+                c.stride +
+            1;
   g.out_w =
       (c.in_w + c.pad_left + c.pad_right - (c.kernel_w - 1) * c.dilation - 1) /
           c.stride +
@@ -66,7 +72,8 @@ std::string Describe(const Case &c) {
          std::to_string(c.kernel_w) + " S" + std::to_string(c.stride) + " D" +
          std::to_string(c.dilation) + " pads " + std::to_string(c.pad_top) +
          "," + std::to_string(c.pad_left) + "," + std::to_string(c.pad_bottom) +
-         "," + std::to_string(c.pad_right) + " G" + std::to_string(c.groups);
+         "," + std::to_string(c.pad_right) + " G" + std::to_string(c.groups) +
+         " Dh" + std::to_string(DilationH(c));
 }
 
 struct Problem {
@@ -183,6 +190,19 @@ std::vector<Case> Im2colCases() {
   // Tiles of 88 rows (K = 360) that start inside an image and cross into
   // the next: the gathering's running pixel coordinates.
   cases.push_back({2, 23, 29, 40, 48, 3, 3, 2, 1, 1, 1, 1, 1});
+  // Window rows read in place (48+ interior pixels a row, small filter):
+  // an RGB stem, stride 2, 16 outputs;
+  cases.push_back({1, 4, 110, 3, 16, 3, 3, 2, 1, 1, 1, 1, 1});
+  // a 7x7/2 stem of 70 outputs (a full panel, a half one, an edge), batch 2;
+  cases.push_back({2, 5, 110, 3, 70, 7, 7, 2, 1, 3, 3, 3, 3});
+  // padding past the kernel's height: rows whose every window row is
+  // padding (bias and addend only), others with one;
+  cases.push_back({1, 1, 52, 2, 17, 3, 3, 1, 1, 3, 1, 3, 1});
+  // dilation along the height only, unpadded top, padded width;
+  cases.push_back({2, 9, 54, 5, 40, 3, 3, 1, 1, 0, 1, 2, 1, 1, 2});
+  // a strided 1x1 (one run of in_c a pixel) and a 1x7.
+  cases.push_back({1, 3, 100, 6, 33, 1, 1, 2});
+  cases.push_back({1, 3, 60, 4, 20, 1, 7, 1, 1, 0, 3, 0, 3});
   return cases;
 }
 

@@ -162,6 +162,55 @@ TEST(SgemmTest, StridedOperandsLeaveOtherValuesAlone) {
   }
 }
 
+// A given in runs, some of them null (zeros): every run pattern, with a
+// bias, an addend and a clamp, on full, half-width and edge panels.
+TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
+  std::mt19937 rng(23);
+  const int64_t m = 13, n = 45, runs = 3, run_k = 5, k = runs * run_k;
+  const int64_t lda = 7, ldc = n;
+  // Run s of row r lives at storage[s][r * lda + p]; lda > run_k leaves
+  // values between rows that must not be read.
+  std::vector<std::vector<float>> storage(runs);
+  for (auto &run : storage) run = RandomVector(m * lda, &rng);
+  const std::vector<float> b = RandomVector(k * n, &rng);
+  const std::vector<float> bias = RandomVector(n, &rng);
+  const std::vector<float> addend = RandomVector(m * ldc, &rng);
+  const float clamp[2] = {-0.5f, 0.75f};
+  for (int mask = 0; mask < (1 << runs); ++mask) {
+    const float *run_ptrs[runs];
+    for (int s = 0; s < runs; ++s) {
+      run_ptrs[s] = (mask >> s & 1) != 0 ? storage[s].data() : nullptr;
+    }
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      PackedMatrixB packed;
+      PackB(b.data(), k, n, false, isa, &packed);
+      std::vector<float> c(m * ldc, NAN);
+      SgemmColumnsInRuns(m, 0, n, SgemmARuns{run_ptrs, runs, run_k}, lda,
+                         packed, bias.data(), clamp, addend.data(), c.data(),
+                         ldc, nullptr);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double want = static_cast<double>(bias[j]) + addend[i * ldc + j];
+          double scale = std::fabs(want);
+          for (int s = 0; s < runs; ++s) {
+            if (run_ptrs[s] == nullptr) continue;
+            for (int64_t p = 0; p < run_k; ++p) {
+              const double term = static_cast<double>(storage[s][i * lda + p]) *
+                                  b[(s * run_k + p) * n + j];
+              want += term;
+              scale += std::fabs(term);
+            }
+          }
+          want = std::fmin(std::fmax(want, clamp[0]), clamp[1]);
+          ASSERT_NEAR(c[i * ldc + j], want, 1e-5 * scale + 1e-30)
+              << SgemmIsaName(isa) << " runs mask " << mask << " at (" << i
+              << ", " << j << ")";
+        }
+      }
+    }
+  }
+}
+
 TEST(SgemmTest, EpilogueSeesEveryValueOnceAfterItIsComputed) {
   std::mt19937 rng(11);
   auto pool = StartPool(2);
