@@ -151,14 +151,21 @@ void Im2colConv::GatherRows(const float *input, int64_t group, int64_t pixel0,
   }
 }
 
+std::pair<int64_t, int64_t> Im2colConv::InteriorColumns() const {
+  const ConvGeometry &g = geo_;
+  const int64_t ow_lo =
+      std::min(g.out_w, (g.pad_left + g.stride_w - 1) / g.stride_w);
+  const int64_t last_inside = g.in_w - g.kernel_w + g.pad_left;
+  const int64_t ow_hi = std::clamp(
+      last_inside >= 0 ? last_inside / g.stride_w + 1 : 0, ow_lo, g.out_w);
+  return {ow_lo, ow_hi};
+}
+
 bool Im2colConv::ReadsWindowRowsInPlace() const {
   const int64_t filter_bytes =
       k_ * geo_.out_c * static_cast<int64_t>(sizeof(float));
-  const int64_t last_inside = geo_.in_w - geo_.kernel_w + geo_.pad_left;
-  const int64_t interior =
-      last_inside >= 0 ? last_inside / geo_.stride_w + 1 -
-                             (geo_.pad_left + geo_.stride_w - 1) / geo_.stride_w
-                       : 0;
+  const auto [ow_lo, ow_hi] = InteriorColumns();
+  const int64_t interior = ow_hi - ow_lo;
   return !ReadsInputInPlace() && geo_.groups == 1 && geo_.dilation_w == 1 &&
          geo_.kernel_h <= kMaxWindowRows &&
          filter_bytes <= kMaxWindowRowsFilterBytes &&
@@ -171,21 +178,14 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
                                const SgemmEpilogue *epilogue) const {
   const ConvGeometry &g = geo_;
   const int64_t out_rows = g.batch * g.out_h;
-  const int threads = pool != nullptr ? pool->num_threads() : 1;
-  const int slots = std::min(threads, slots_);
-  const int64_t col_block =
-      ColumnBlockWidth(g.out_c, packed_[0].nr, out_rows, slots);
-  const int64_t col_blocks = (g.out_c + col_block - 1) / col_block;
-  // Output columns [ow_lo, ow_hi) have their whole window inside the
-  // input's width; the columns either side are gathered.
-  const int64_t ow_lo =
-      std::min(g.out_w, (g.pad_left + g.stride_w - 1) / g.stride_w);
-  const int64_t last_inside = g.in_w - g.kernel_w + g.pad_left;
-  const int64_t ow_hi = std::clamp(
-      last_inside >= 0 ? last_inside / g.stride_w + 1 : 0, ow_lo, g.out_w);
+  const ConvTaskGrid grid =
+      PlanConvTasks(pool, slots_, g.out_c, packed_[0].nr, out_rows);
+  const int64_t col_block = grid.col_block;
+  const int64_t col_blocks = grid.col_blocks;
+  const auto [ow_lo, ow_hi] = InteriorColumns();
 
   ForEachSlotRange(
-      pool, slots, out_rows * col_blocks,
+      pool, grid.slots, out_rows * col_blocks,
       [&](int slot, int64_t begin, int64_t end) {
         float *a_tile = scratch + slot * tile_rows_ * k_;
         for (int64_t task = begin; task < end; ++task) {
@@ -244,16 +244,15 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
   const int64_t in_per_group = geo_.in_c / geo_.groups;
   const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;
   const int64_t pixel_tiles = (pixels + tile_rows_ - 1) / tile_rows_;
-  const int threads = pool != nullptr ? pool->num_threads() : 1;
-  const int slots = std::min(threads, slots_);
-  const int64_t col_block = ColumnBlockWidth(out_per_group, packed_[0].nr,
-                                             pixel_tiles * geo_.groups, slots);
-  const int64_t col_blocks = (out_per_group + col_block - 1) / col_block;
+  const ConvTaskGrid grid = PlanConvTasks(
+      pool, slots_, out_per_group, packed_[0].nr, pixel_tiles * geo_.groups);
+  const int64_t col_block = grid.col_block;
+  const int64_t col_blocks = grid.col_blocks;
   const int64_t tasks = geo_.groups * pixel_tiles * col_blocks;
   const bool in_place = ReadsInputInPlace();
 
   ForEachSlotRange(
-      pool, slots, tasks, [&](int slot, int64_t begin, int64_t end) {
+      pool, grid.slots, tasks, [&](int slot, int64_t begin, int64_t end) {
         float *a_tile = in_place ? nullptr : scratch + slot * tile_rows_ * k_;
         int64_t gathered = -1;  // (group, tile) whose rows a_tile holds
         for (int64_t task = begin; task < end; ++task) {

@@ -17,6 +17,7 @@
 #define MACE_KERNELS_CONV_IM2COL_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mace/core/thread_pool.h"
@@ -79,6 +80,9 @@ class Im2colConv {
   // (RunWindowRows) instead of gathering them: one group, unit dilation
   // along the width, a filter small enough to stay in L2.
   bool ReadsWindowRowsInPlace() const;
+  // Output columns [first, last) whose window lies inside the input's
+  // width (unit dilation along it).
+  std::pair<int64_t, int64_t> InteriorColumns() const;
   // Run by output rows: the pixels whose window lies inside the input's
   // width multiply the filter with A read where it lies (SgemmARuns, one
   // run per window row); the few pixels at the left and right edges are

@@ -51,6 +51,26 @@ inline int64_t ColumnBlockWidth(int64_t n, int64_t panel, int64_t row_tasks,
   return ((panels + blocks - 1) / blocks) * panel;
 }
 
+// How a convolution's Run shares its tasks: `slots` scratch areas (the
+// pool's threads, at most the `max_slots` its scratch was sized for) and
+// the output channels cut into col_blocks blocks of col_block columns
+// (ColumnBlockWidth over `row_tasks` rows of tasks).
+struct ConvTaskGrid {
+  int slots;
+  int64_t col_block;
+  int64_t col_blocks;
+};
+
+inline ConvTaskGrid PlanConvTasks(ThreadPool *pool, int max_slots, int64_t n,
+                                  int64_t panel, int64_t row_tasks) {
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  ConvTaskGrid grid;
+  grid.slots = std::min(threads, max_slots);
+  grid.col_block = ColumnBlockWidth(n, panel, row_tasks, grid.slots);
+  grid.col_blocks = (n + grid.col_block - 1) / grid.col_block;
+  return grid;
+}
+
 // Rows per block when `count` rows (pixels, Winograd tiles) are cut into
 // the fewest blocks of at most `max_rows`: the same number of blocks, made
 // even. Cutting at max_rows alone can leave a sliver (13x13's 49 Winograd

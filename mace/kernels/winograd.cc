@@ -191,16 +191,15 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
   const int64_t elements = tile_t_ * tile_t_;
   const int64_t tiles = TileCount();
   const int64_t tile_blocks = (tiles + block_tiles_ - 1) / block_tiles_;
-  const int threads = pool != nullptr ? pool->num_threads() : 1;
-  const int slots = std::min(threads, slots_);
-  const int64_t col_block =
-      ColumnBlockWidth(geo_.out_c, packed_[0].nr, tile_blocks, slots);
-  const int64_t col_blocks = (geo_.out_c + col_block - 1) / col_block;
+  const ConvTaskGrid grid =
+      PlanConvTasks(pool, slots_, geo_.out_c, packed_[0].nr, tile_blocks);
+  const int64_t col_block = grid.col_block;
+  const int64_t col_blocks = grid.col_blocks;
   const int64_t slot_floats =
       elements * block_tiles_ * (geo_.in_c + geo_.out_c);
 
   ForEachSlotRange(
-      pool, slots, tile_blocks * col_blocks,
+      pool, grid.slots, tile_blocks * col_blocks,
       [&](int slot, int64_t begin, int64_t end) {
         float *v = scratch + slot * slot_floats;
         float *m = v + elements * block_tiles_ * geo_.in_c;
