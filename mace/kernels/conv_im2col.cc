@@ -251,8 +251,8 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
   const int64_t tasks = geo_.groups * pixel_tiles * col_blocks;
   const bool in_place = ReadsInputInPlace();
 
-  ForEachSlotRange(
-      pool, grid.slots, tasks, [&](int slot, int64_t begin, int64_t end) {
+  auto run_tasks =
+      [&](int slot, int64_t begin, int64_t end) {
         float *a_tile = in_place ? nullptr : scratch + slot * tile_rows_ * k_;
         int64_t gathered = -1;  // (group, tile) whose rows a_tile holds
         for (int64_t task = begin; task < end; ++task) {
@@ -281,7 +281,16 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
                        clamp, addend != nullptr ? addend + c0 : nullptr,
                        output + c0, geo_.out_c, epilogue);
         }
-      });
+      };
+  if (in_place && pool != nullptr) {
+    // No scratch to own: tasks go to whichever thread is free, so a vCPU
+    // that is slowed or descheduled does not hold half the op.
+    pool->ParallelFor(0, tasks, 1, [&](int64_t begin, int64_t end) {
+      run_tasks(0, begin, end);
+    });
+  } else {
+    ForEachSlotRange(pool, grid.slots, tasks, run_tasks);
+  }
 }
 
 }  // namespace kernels
