@@ -2,6 +2,8 @@
 // two dims when `transpose_a` / `transpose_b` is set. A 1-D A is a row
 // [1, K] and a 1-D B a column [K, 1] (transpose flags ignored for them); the
 // added dim is removed from the output. Leading (batch) dims broadcast.
+// An optional third input, a 1-D bias of N values (B of rank >= 2), is
+// added to every row of C: the converter folds x @ W + b into it.
 
 #include <algorithm>
 #include <vector>
@@ -62,7 +64,7 @@ std::vector<int64_t> BatchStrides(const MatrixView &view, int out_rank) {
 class MatMulOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
-    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 2));
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 3));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(RejectNchw(*context));
     MACE_RETURN_IF_ERROR(ExpectFloatInputs(*context));
@@ -86,6 +88,7 @@ class MatMulOp : public Operation {
           b.name(), "' ", ShapeToString(b.shape()),
           " (transpose_b=", transpose_b, ") gives K = ", b_.rows);
     }
+    MACE_RETURN_IF_ERROR(CheckBias(*context));
     Shape out_batch;
     MACE_RETURN_IF_ERROR(BroadcastBatch(*context, &out_batch));
 
@@ -109,6 +112,8 @@ class MatMulOp : public Operation {
     const float *a = context->input(0).data<float>();
     const float *b = context->input(1).data<float>();
     float *c = context->output(0)->mutable_data<float>();
+    const float *bias =
+        context->num_inputs() > 2 ? context->input(2).data<float>() : nullptr;
     const int64_t m_size = a_.rows;
     const int64_t n_size = b_.cols;
     const int64_t k_size = a_.cols;
@@ -117,7 +122,7 @@ class MatMulOp : public Operation {
       // packed B; each value sums over k in order, as below.
       for (size_t batch = 0; batch < a_offsets_.size(); ++batch) {
         kernels::Sgemm(m_size, n_size, k_size, a + a_offsets_[batch],
-                       a_.row_step, packed_b_, nullptr,
+                       a_.row_step, packed_b_, bias,
                        c + static_cast<int64_t>(batch) * m_size * n_size,
                        n_size, context->thread_pool());
       }
@@ -139,7 +144,7 @@ class MatMulOp : public Operation {
           packed_offset = b_offsets_[batch];
         }
         kernels::Sgemm(m_size, n_size, k_size, a + a_offsets_[batch],
-                       a_.row_step, packed, nullptr,
+                       a_.row_step, packed, bias,
                        c + static_cast<int64_t>(batch) * m_size * n_size,
                        n_size, context->thread_pool());
       }
@@ -166,6 +171,9 @@ class MatMulOp : public Operation {
                 c_row[n] += a_mk * b_row[n * bv.col_step];
               }
             }
+            if (bias != nullptr) {
+              for (int64_t n = 0; n < n_size; ++n) c_row[n] += bias[n];
+            }
           }
         });
     return MaceStatus::MACE_SUCCESS;
@@ -176,6 +184,23 @@ class MatMulOp : public Operation {
   }
 
  private:
+  // The optional bias: float, 1-D, one value per column of C, and C must
+  // have columns (B of rank >= 2).
+  MaceStatus CheckBias(const OpContext &context) const {
+    if (context.num_inputs() < 3) return MaceStatus::MACE_SUCCESS;
+    const Tensor &bias = context.input(2);
+    const Tensor &b = context.input(1);
+    if (bias.dtype() != DT_FLOAT || bias.rank() != 1 ||
+        bias.dim(0) != b_.cols || b.rank() < 2) {
+      return context.InvalidArgs(
+          "bias '", bias.name(), "' must be float [", b_.cols,
+          "] (one value per column of C, B of rank >= 2); got ",
+          DataTypeName(bias.dtype()), " ", ShapeToString(bias.shape()),
+          " with B of rank ", b.rank());
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+
   // A constant B shared by every batch (x @ W of a transformer's
   // projections, on [batch, seq, d] activations that MatMulToFullyConnected
   // leaves alone) is packed once for the SGEMM; A must have contiguous rows.

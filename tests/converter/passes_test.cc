@@ -562,6 +562,72 @@ TEST(FoldBiasIntoConvTest, FoldsAChainOfSumsAndProductsInOneRun) {
   ExpectIdempotent(build, FoldBiasIntoConv);
 }
 
+// x @ W + b on [batch, seq, d] activations (a transformer's projections,
+// which stay MatMul): the sum becomes MatMul's bias input, with W constant
+// or fed at run time, the bias [N] or [1, 1, N], a second sum added to it.
+TEST(FoldBiasIntoConvTest, FoldsASumIntoAMatMulAsItsBias) {
+  for (bool constant_w : {true, false}) {
+    for (const Shape &shape : std::vector<Shape>{{5}, {1, 1, 5}, {1}}) {
+      SCOPED_TRACE(std::string(constant_w ? "constant" : "fed") + " W, k " +
+                   ShapeToString(shape));
+      const NetDef net = ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            Input(graph, "x", {2, 3, 4});
+            if (constant_w) {
+              Constant(graph, "w", {4, 5}, 40);
+            } else {
+              Input(graph, "w", {2, 4, 5});
+            }
+            Op(graph, "MatMul", "mm", {"x", "w"});
+            Constant(graph, "k", shape, 41);
+            Constant(graph, "k2", {5}, 42);
+            Op(graph, "Eltwise", "add", {"k", "mm"}, {EltwiseType(kSum)});
+            Op(graph, "Eltwise", "add2", {"add", "k2"}, {EltwiseType(kSum)});
+            Output(graph, "add2");
+          },
+          {FoldBiasIntoConv}, {"MatMul"});
+      EXPECT_EQ(OpAt(net, 0).input_size(), 3);
+      EXPECT_EQ(OpAt(net, 0).output(0), "add2");
+    }
+  }
+}
+
+TEST(FoldBiasIntoConvTest, LeavesMatMulProductsAndVectorsAlone) {
+  // A product would scale B, which may come at run time.
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3, 4});
+        Constant(graph, "w", {4, 5}, 40);
+        Op(graph, "MatMul", "mm", {"x", "w"});
+        Constant(graph, "k", {5}, 41);
+        Op(graph, "Eltwise", "mul", {"mm", "k"}, {EltwiseType(kProd)});
+        Output(graph, "mul");
+      },
+      FoldBiasIntoConv);
+  // A 1-D B gives C no column axis for a bias.
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {3, 4});
+        Constant(graph, "w", {4}, 40);
+        Op(graph, "MatMul", "mm", {"x", "w"});
+        Constant(graph, "k", {3}, 41);
+        Op(graph, "Eltwise", "add", {"mm", "k"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      FoldBiasIntoConv);
+  // Per row rather than per column.
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 3, 4});
+        Constant(graph, "w", {4, 5}, 40);
+        Op(graph, "MatMul", "mm", {"x", "w"});
+        Constant(graph, "k", {3, 1}, 41);
+        Op(graph, "Eltwise", "add", {"mm", "k"}, {EltwiseType(kSum)});
+        Output(graph, "add");
+      },
+      FoldBiasIntoConv);
+}
+
 TEST(FoldBiasIntoConvTest, LeavesASharedFilterIntact) {
   ExpectRewrite(
       [](GraphBuilder *graph) {

@@ -105,14 +105,15 @@ struct MatMulCase {
   bool transpose_b;
   Shape expected_shape;
   bool constant_b;
+  bool with_bias = false;  // a constant [N] third input
 };
 
 void CheckMatMul(const MatMulCase &mc, int threads) {
   const auto a = RandomFloats(Product(mc.a_shape), -1, 1, 41);
   const auto b = RandomFloats(Product(mc.b_shape), -1, 1, 42);
   Shape ref_shape;
-  const auto expected = ReferenceMatMul(
-      a, mc.a_shape, b, mc.b_shape, mc.transpose_a, mc.transpose_b, &ref_shape);
+  auto expected = ReferenceMatMul(a, mc.a_shape, b, mc.b_shape, mc.transpose_a,
+                                  mc.transpose_b, &ref_shape);
   ASSERT_EQ(ref_shape, mc.expected_shape);
   OpTester t("MatMul");
   t.Input("a", mc.a_shape, a);
@@ -120,6 +121,12 @@ void CheckMatMul(const MatMulCase &mc, int threads) {
     t.Constant("b", mc.b_shape, b);
   } else {
     t.Input("b", mc.b_shape, b);
+  }
+  if (mc.with_bias) {
+    const int64_t n = mc.expected_shape.back();
+    const auto bias = RandomFloats(n, -1, 1, 47);
+    t.Constant("bias", {n}, bias);
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] += bias[i % n];
   }
   t.Output("c").Threads(threads);
   if (mc.transpose_a) t.Arg("transpose_a", 1);
@@ -217,6 +224,53 @@ TEST(MatMulTest, ConstantOperandsMatchReference) {
     CheckMatMul({{37}, {37, 33}, false, false, {33}, true}, threads);
     // A transposed: the loops, not the SGEMM.
     CheckMatMul({{2, 37, 5}, {37, 33}, true, false, {2, 5, 33}, true}, threads);
+  }
+}
+
+// The bias a converter folds in (x @ W + b) on every path: constant B
+// packed at init (edge panel, row tiles), B packed per batch at run time,
+// the loops (A transposed), a 1-D A.
+TEST(MatMulTest, BiasIsAddedToEveryRowOnEveryPath) {
+  for (int threads : {1, 2}) {
+    CheckMatMul({{2, 50, 37}, {37, 70}, false, false, {2, 50, 70}, true, true},
+                threads);
+    CheckMatMul(
+        {{4, 19, 16}, {4, 37, 16}, false, true, {4, 19, 37}, false, true},
+        threads);
+    CheckMatMul({{2, 37, 5}, {37, 33}, true, false, {2, 5, 33}, true, true},
+                threads);
+    CheckMatMul({{37}, {37, 33}, false, false, {33}, true, true}, threads);
+  }
+}
+
+TEST(MatMulTest, BadBiasIsAnError) {
+  struct BadBias {
+    Shape b_shape;
+    Shape bias_shape;
+    bool int_bias;
+    const char *why;
+  };
+  const BadBias cases[] = {
+      {{4, 6}, {5}, false, "wrong length"},
+      {{4, 6}, {1, 6}, false, "rank 2"},
+      {{4, 6}, {6}, true, "int32"},
+      {{4}, {1}, false, "B of rank 1: C has no columns"},
+  };
+  for (const BadBias &c : cases) {
+    OpTester t("MatMul", "mm_bias");
+    t.Input("a", {3, 4}, RandomFloats(12))
+        .Constant("b", c.b_shape, RandomFloats(Product(c.b_shape)));
+    if (c.int_bias) {
+      t.ConstantInt("bias", c.bias_shape,
+                    std::vector<int32_t>(Product(c.bias_shape), 1));
+    } else {
+      t.Constant("bias", c.bias_shape, RandomFloats(Product(c.bias_shape)));
+    }
+    t.Output("c");
+    const MaceStatus status = t.Run();
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << c.why;
+    EXPECT_NE(status.information().find("mm_bias"), std::string::npos)
+        << c.why << ": " << status.information();
   }
 }
 

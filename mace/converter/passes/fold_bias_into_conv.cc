@@ -3,7 +3,9 @@
 //   conv(x; W, b) + k = conv(x; W, b + k)
 //   conv(x; W, b) * k = conv(x; W * k, b * k)   (k per output channel)
 // The add is an Eltwise SUM or a BiasAdd (whose activation moves onto the
-// convolution), the product an Eltwise PROD.
+// convolution), the product an Eltwise PROD. A MatMul whose B has rank >= 2
+// takes the add too, as a bias input (a transformer's x @ W + b, which
+// stays MatMul on [batch, seq, d] activations).
 
 #include "mace/converter/passes/fusion_utils.h"
 #include "mace/converter/passes/graph_utils.h"
@@ -68,13 +70,26 @@ ChannelOp ClassifyConsumer(const GraphBuilder &graph,
   return type == kEltwiseSum ? ChannelOp::kAdd : ChannelOp::kMultiply;
 }
 
+// A MatMul whose output's last axis is B's columns (B of rank >= 2), with
+// no bias yet or a constant one: C + k folds into that bias.
+bool TakesMatMulBias(const GraphBuilder &graph, const OperatorDef &op) {
+  if (op.type() != "MatMul" || op.output_size() != 1 || op.input_size() < 2 ||
+      op.input_size() > 3) {
+    return false;
+  }
+  const Tensor *b = graph.Find(op.input(1));
+  return b != nullptr && b->rank() >= 2 &&
+         (op.input_size() == 2 || graph.IsConstant(op.input(2)));
+}
+
 MaceStatus TryFold(GraphBuilder *graph, size_t index,
                    const ConsumerMap &consumers, bool *folded) {
   *folded = false;
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
   const OperatorDef &op = ops[index];
-  if (!IsWeightedOp(op, true) || HasFusedActivation(op) ||
-      !HasConstantWeights(*graph, op)) {
+  const bool matmul = TakesMatMulBias(*graph, op);
+  if (!matmul && (!IsWeightedOp(op, true) || HasFusedActivation(op) ||
+                  !HasConstantWeights(*graph, op))) {
     return MaceStatus::MACE_SUCCESS;
   }
   const int consumer = SoleConsumer(*graph, consumers, op.output(0));
@@ -84,7 +99,10 @@ MaceStatus TryFold(GraphBuilder *graph, size_t index,
   const ChannelOp kind =
       ClassifyConsumer(*graph, ops[consumer], op.output(0), output->rank(),
                        output->dim(-1), &values);
-  if (kind == ChannelOp::kNone) return MaceStatus::MACE_SUCCESS;
+  // MatMul's B may come at run time: no filter to scale.
+  if (kind == ChannelOp::kNone || (matmul && kind != ChannelOp::kAdd)) {
+    return MaceStatus::MACE_SUCCESS;
+  }
   if (kind == ChannelOp::kAdd) {
     MACE_RETURN_IF_ERROR(FoldChannelAffine(graph, index, {}, values));
   } else {
