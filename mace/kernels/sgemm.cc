@@ -51,6 +51,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
   const int64_t prefetch_bytes = a.run_k * kSgemmPrefetchStride;
   int first_run = 0;
   while (first_run < a.count && a.runs[first_run] == nullptr) ++first_run;
+  // last_run < first_run when every run is padding.
   int last_run = a.count - 1;
   while (last_run > first_run && a.runs[last_run] == nullptr) --last_run;
   for (int64_t j = col0; j < col0 + cols; j += nr) {
@@ -101,7 +102,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
         kernel(0, nullptr, lda, panel, panel_bias, clamp, tile_addend, tile_c,
                tile_ldc, nullptr);
       }
-      for (int s = first_run; s <= last_run && first_run < a.count; ++s) {
+      for (int s = first_run; s <= last_run; ++s) {
         if (a.runs[s] == nullptr) continue;
         const bool first = s == first_run;
         kernel(a.run_k, a.runs[s] + i * lda, lda, panel + s * a.run_k * nr,
