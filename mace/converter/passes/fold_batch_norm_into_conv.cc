@@ -77,19 +77,8 @@ MaceStatus TryFold(GraphBuilder *graph, size_t index,
 }  // namespace
 
 MaceStatus FoldBatchNormIntoConv(GraphBuilder *graph) {
-  ConsumerMap consumers = ConsumersOf(graph->ops());
-  size_t i = 0;
-  while (i < graph->ops().size()) {
-    bool folded = false;
-    MACE_RETURN_IF_ERROR(TryFold(graph, i, consumers, &folded));
-    if (folded) {
-      // Stay on this op: another BatchNorm may follow.
-      consumers = ConsumersOf(graph->ops());
-    } else {
-      ++i;
-    }
-  }
-  return MaceStatus::MACE_SUCCESS;
+  // Staying on a folded op folds a following BatchNorm too.
+  return FuseAtEveryOp(graph, TryFold);
 }
 
 }  // namespace converter

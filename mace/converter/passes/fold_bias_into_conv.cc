@@ -118,19 +118,8 @@ MaceStatus TryFold(GraphBuilder *graph, size_t index,
 }  // namespace
 
 MaceStatus FoldBiasIntoConv(GraphBuilder *graph) {
-  ConsumerMap consumers = ConsumersOf(graph->ops());
-  size_t i = 0;
-  while (i < graph->ops().size()) {
-    bool folded = false;
-    MACE_RETURN_IF_ERROR(TryFold(graph, i, consumers, &folded));
-    if (folded) {
-      // Stay on this op: another add or product may follow.
-      consumers = ConsumersOf(graph->ops());
-    } else {
-      ++i;
-    }
-  }
-  return MaceStatus::MACE_SUCCESS;
+  // Staying on a folded op folds the next add or product too.
+  return FuseAtEveryOp(graph, TryFold);
 }
 
 }  // namespace converter

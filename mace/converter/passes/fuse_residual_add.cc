@@ -83,16 +83,7 @@ MaceStatus TryFuse(GraphBuilder *graph, size_t sum,
 }  // namespace
 
 MaceStatus FuseResidualAdd(GraphBuilder *graph) {
-  ConsumerMap consumers = ConsumersOf(graph->ops());
-  for (size_t i = 0; i < graph->ops().size(); ++i) {
-    bool fused = false;
-    MACE_RETURN_IF_ERROR(TryFuse(graph, i, consumers, &fused));
-    if (fused) {
-      consumers = ConsumersOf(graph->ops());
-      --i;  // the op after the fused one moved down to i
-    }
-  }
-  return MaceStatus::MACE_SUCCESS;
+  return FuseAtEveryOp(graph, TryFuse);
 }
 
 }  // namespace converter

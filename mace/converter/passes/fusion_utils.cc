@@ -69,6 +69,21 @@ int SoleConsumer(const GraphBuilder &graph, const ConsumerMap &consumers,
   return static_cast<int>(it->second[0]);
 }
 
+MaceStatus FuseAtEveryOp(GraphBuilder *graph, TryFusionFn try_fusion) {
+  ConsumerMap consumers = ConsumersOf(graph->ops());
+  size_t i = 0;
+  while (i < graph->ops().size()) {
+    bool fused = false;
+    MACE_RETURN_IF_ERROR(try_fusion(graph, i, consumers, &fused));
+    if (fused) {
+      consumers = ConsumersOf(graph->ops());
+    } else {
+      ++i;
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
 size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
                       size_t consumer) {
   (*ops)[producer].set_output(0, (*ops)[consumer].output(0));

@@ -25,6 +25,16 @@ using ConsumerMap = std::map<std::string, std::vector<size_t>>;
 int SoleConsumer(const GraphBuilder &graph, const ConsumerMap &consumers,
                  const std::string &tensor);
 
+// One fusion attempt at ops[index]: sets *fused when it rewrote the graph.
+using TryFusionFn = MaceStatus (*)(GraphBuilder *graph, size_t index,
+                                   const ConsumerMap &consumers, bool *fused);
+
+// Runs `try_fusion` at every op index in order. After a fusion the
+// consumer map is rebuilt and the same index is tried again: the fused op
+// may take its next consumer too (a chain of sums and products), or the op
+// after it has moved down to that index.
+MaceStatus FuseAtEveryOp(GraphBuilder *graph, TryFusionFn try_fusion);
+
 // ops[producer] takes over ops[consumer]'s output and ops[consumer] is
 // removed; returns the producer's index afterwards.
 size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
