@@ -59,16 +59,6 @@ bool IsFusiblePRelu(const GraphBuilder &graph, const OperatorDef &op,
          (slope->size() == channels || slope->size() == 1);
 }
 
-// Where a convolution's bias is, or would go: the deconvolutions may carry
-// TensorFlow's int32 output_shape as input 2, before the bias.
-int BiasIndex(const GraphBuilder &graph, const OperatorDef &op) {
-  if (op.type() != "DepthwiseConv2d" && op.input_size() >= 3) {
-    const Tensor *third = graph.Find(op.input(2));
-    if (third != nullptr && third->dtype() == DT_INT32) return 3;
-  }
-  return 2;
-}
-
 // Appends a PRELU's slope to `op`'s inputs, after its bias (a new zero
 // constant when it has none) for the convolutions.
 void AppendSlope(GraphBuilder *graph, OperatorDef *op, int64_t channels,

@@ -24,18 +24,6 @@ bool IsDepthwise(const OperatorDef &op) {
   return op.type() == "DepthwiseConv2d" || op.type() == "DepthwiseDeconv2d";
 }
 
-// Where the bias input is, or would be appended: the deconvolutions may
-// carry TensorFlow's int32 output_shape as input 2, before the bias.
-int BiasIndex(const GraphBuilder &graph, const OperatorDef &op) {
-  const bool deconv =
-      op.type() == "Deconv2D" || op.type() == "DepthwiseDeconv2d";
-  if (deconv && op.input_size() >= 3) {
-    const Tensor *third = graph.Find(op.input(2));
-    if (third != nullptr && third->dtype() == DT_INT32) return 3;
-  }
-  return 2;
-}
-
 bool IsFloatConstant(const GraphBuilder &graph, const std::string &name) {
   return graph.IsConstant(name) && graph.Find(name)->dtype() == DT_FLOAT;
 }
@@ -60,6 +48,16 @@ void ScaleFilter(GraphBuilder *graph, OperatorDef *op, int64_t channels,
 }
 
 }  // namespace
+
+int BiasIndex(const GraphBuilder &graph, const OperatorDef &op) {
+  const bool deconv =
+      op.type() == "Deconv2D" || op.type() == "DepthwiseDeconv2d";
+  if (deconv && op.input_size() >= 3) {
+    const Tensor *third = graph.Find(op.input(2));
+    if (third != nullptr && third->dtype() == DT_INT32) return 3;
+  }
+  return 2;
+}
 
 int SoleConsumer(const GraphBuilder &graph, const ConsumerMap &consumers,
                  const std::string &tensor) {

@@ -62,6 +62,11 @@ void ReplaceWithActivation(const std::string &input,
 constexpr char kFusedAddArg[] = "fused_add";
 bool HasFusedAdd(const OperatorDef &op);
 
+// Where a weighted op's bias input is, or would be appended: the
+// deconvolutions may carry TensorFlow's int32 output_shape as input 2,
+// before the bias.
+int BiasIndex(const GraphBuilder &graph, const OperatorDef &op);
+
 // Conv2D, DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d and, when
 // `with_fully_connected`, FullyConnected: ops computing
 // act(sum(x * filter) + bias) with one output channel per bias value (not
