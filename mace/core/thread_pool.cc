@@ -154,9 +154,10 @@ class ThreadPool::Impl {
   void WorkerLoop(int thread_index, std::vector<int> cpus);
   uint64_t WaitForNewTask(WorkerSlot *slot, uint64_t seen);
   void WakeParticipants(int participants);
-  void RunChunks();
+  void RunChunks(int thread_index);
+  void RunChunk(int64_t chunk);
   bool TryEnter();
-  void RunChunksOnWorker();
+  void RunChunksOnWorker(int thread_index);
   void CloseGateAndWait();
   void Shutdown();
 
@@ -183,9 +184,17 @@ class ThreadPool::Impl {
   int64_t num_chunks_ = 0;
   uint64_t generation_ = 0;  // Caller-only; guarded by busy_.
 
+  // The chunks of the loop being run, cut into one contiguous share per
+  // participant: shares_[t] holds the range [front, back) of chunk indices
+  // still unclaimed in thread t's share, as front << 32 | back.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> range{0};
+  };
+  std::vector<Share> shares_;
+  int num_shares_ = 0;
+
   // Separate cache lines: workers poll task_ while chunks are claimed.
   alignas(64) std::atomic<uint64_t> task_{0};
-  alignas(64) std::atomic<int64_t> next_chunk_{0};
   alignas(64) std::atomic<uint64_t> gate_{0};
   std::atomic<bool> caller_sleeping_{false};
   std::atomic<bool> busy_{false};  // A ParallelFor owns the workers.
@@ -235,6 +244,7 @@ MaceStatus ThreadPool::Impl::Init() {
                        static_cast<int>(policy_));
   }
   const int num_workers = num_threads_ - 1;
+  shares_ = std::vector<Share>(num_threads_);
   slots_.reserve(num_workers);
   for (int i = 0; i < num_workers; ++i) {
     slots_.push_back(std::make_unique<WorkerSlot>());
@@ -290,7 +300,7 @@ void ThreadPool::Impl::WorkerLoop(int thread_index, std::vector<int> cpus) {
     seen = WaitForNewTask(slot, seen);
     if (stop_.load()) return;
     if (thread_index <= static_cast<int>(seen & kParticipantMask)) {
-      RunChunksOnWorker();
+      RunChunksOnWorker(thread_index);
     }
   }
 }
@@ -324,13 +334,45 @@ void ThreadPool::Impl::WakeParticipants(int participants) {
   }
 }
 
-void ThreadPool::Impl::RunChunks() {
-  const auto &fn = *fn_;
-  for (int64_t chunk = next_chunk_.fetch_add(1, std::memory_order_relaxed);
-       chunk < num_chunks_;
-       chunk = next_chunk_.fetch_add(1, std::memory_order_relaxed)) {
-    const int64_t lo = begin_ + chunk * chunk_;
-    fn(lo, lo + std::min(chunk_, end_ - lo));
+void ThreadPool::Impl::RunChunk(int64_t chunk) {
+  const int64_t lo = begin_ + chunk * chunk_;
+  (*fn_)(lo, lo + std::min(chunk_, end_ - lo));
+}
+
+// Thread t runs its own share first, front to back, then takes chunks from
+// the back of the others' shares. Consecutive loops over the same rows give
+// a thread the same part of them, so it mostly reads what it wrote into its
+// own core's cache in the loop before (taking whichever chunk came next
+// sent each op's rows to the other core about half of the time). A thread
+// that is slowed or descheduled still does not hold the loop: the others
+// finish its share from the far end.
+void ThreadPool::Impl::RunChunks(int thread_index) {
+  const int shares = num_shares_;
+  if (thread_index < shares) {
+    std::atomic<uint64_t> &own = shares_[thread_index].range;
+    uint64_t range = own.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t front = range >> 32;
+      if (front >= (range & 0xffffffffu)) break;
+      if (own.compare_exchange_weak(range, range + (uint64_t{1} << 32),
+                                    std::memory_order_relaxed)) {
+        RunChunk(static_cast<int64_t>(front));
+        range = own.load(std::memory_order_relaxed);
+      }
+    }
+  }
+  for (int i = 1; i <= shares; ++i) {
+    std::atomic<uint64_t> &other = shares_[(thread_index + i) % shares].range;
+    uint64_t range = other.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t back = range & 0xffffffffu;
+      if ((range >> 32) >= back) break;
+      if (other.compare_exchange_weak(range, range - 1,
+                                      std::memory_order_relaxed)) {
+        RunChunk(static_cast<int64_t>(back - 1));
+        range = other.load(std::memory_order_relaxed);
+      }
+    }
   }
 }
 
@@ -345,10 +387,10 @@ bool ThreadPool::Impl::TryEnter() {
   return false;
 }
 
-void ThreadPool::Impl::RunChunksOnWorker() {
+void ThreadPool::Impl::RunChunksOnWorker(int thread_index) {
   if (!TryEnter()) return;
   try {
-    RunChunks();
+    RunChunks(thread_index);
   } catch (...) {
     // Handed to the caller, which rethrows once every thread is done.
     std::lock_guard<std::mutex> lock(error_mutex_);
@@ -395,7 +437,13 @@ void ThreadPool::Impl::ParallelFor(
   num_chunks_ = (range + chunk_ - 1) / chunk_;
   const int participants =
       static_cast<int>(std::min<int64_t>(num_chunks_, active_workers_ + 1)) - 1;
-  next_chunk_.store(0, std::memory_order_relaxed);
+  num_shares_ = participants + 1;
+  for (int t = 0; t < num_shares_; ++t) {
+    const uint64_t front = static_cast<uint64_t>(num_chunks_ * t / num_shares_);
+    const uint64_t back =
+        static_cast<uint64_t>(num_chunks_ * (t + 1) / num_shares_);
+    shares_[t].range.store(front << 32 | back, std::memory_order_relaxed);
+  }
   gate_.store(kGateOpen);
   ++generation_;
   task_.store((generation_ << kParticipantBits) |
@@ -404,7 +452,7 @@ void ThreadPool::Impl::ParallelFor(
 
   std::exception_ptr error;
   try {
-    RunChunks();
+    RunChunks(0);
   } catch (...) {
     error = std::current_exception();
   }

@@ -33,9 +33,12 @@ class ThreadPool {
   // Calls fn(chunk_begin, chunk_end) over contiguous chunks covering
   // [begin, end), each at least `grain` long (except the last), on up to
   // num_threads() threads; the caller takes part and returns when all
-  // chunks are done. Safe to call with begin >= end (does nothing).
-  // A call made from inside fn, or while another thread's call holds the
-  // workers, runs fn(begin, end) on its own caller. An exception thrown by
+  // chunks are done. Thread t (the caller is 0) starts with the t-th of
+  // equal contiguous shares of the chunks, so loops over the same range
+  // give each thread the same part of it, and then takes what is left of
+  // the other shares from their far end. Safe to call with begin >= end (does
+  // nothing). A call made from inside fn, or while another thread's call holds
+  // the workers, runs fn(begin, end) on its own caller. An exception thrown by
   // fn reaches the caller once no thread runs fn any more.
   void ParallelFor(int64_t begin, int64_t end, int64_t grain,
                    FunctionRef<void(int64_t, int64_t)> fn);

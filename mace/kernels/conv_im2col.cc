@@ -282,15 +282,7 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
                        output + c0, geo_.out_c, epilogue);
         }
       };
-  if (in_place && pool != nullptr) {
-    // No scratch to own: tasks go to whichever thread is free, so a vCPU
-    // that is slowed or descheduled does not hold half the op.
-    pool->ParallelFor(0, tasks, 1, [&](int64_t begin, int64_t end) {
-      run_tasks(0, begin, end);
-    });
-  } else {
-    ForEachSlotRange(pool, grid.slots, tasks, run_tasks);
-  }
+  ForEachSlotRange(pool, grid.slots, tasks, run_tasks);
 }
 
 }  // namespace kernels

@@ -6,41 +6,75 @@
 #define MACE_KERNELS_CONV_TASKS_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <thread>
+#include <vector>
 
 #include "mace/core/thread_pool.h"
 
 namespace mace {
 namespace kernels {
 
-// Cuts [0, tasks) into `slots` contiguous ranges and calls
-// fn(slot, begin, end) for each non-empty one, the slots spread over the
-// pool's threads. A slot runs on one thread at a time, so it may own a
-// scratch area; contiguous ranges let a slot reuse work between
-// neighbouring tasks (the same input tile for two column blocks). The
-// result does not depend on how many threads run the slots.
+// Hands out `count` scratch areas to the chunks that run at the same time:
+// a chunk claims a free one for as long as it runs. Each thread runs one
+// chunk at a time, so with count >= the pool's threads a claim never waits.
+class ScratchSlots {
+ public:
+  explicit ScratchSlots(int count) : busy_(count) {}
+
+  int Claim() {
+    for (;;) {
+      for (size_t slot = 0; slot < busy_.size(); ++slot) {
+        bool expected = false;
+        if (!busy_[slot].load(std::memory_order_relaxed) &&
+            busy_[slot].compare_exchange_strong(expected, true,
+                                                std::memory_order_acquire)) {
+          return static_cast<int>(slot);
+        }
+      }
+      std::this_thread::yield();
+    }
+  }
+
+  void Release(int slot) {
+    busy_[slot].store(false, std::memory_order_release);
+  }
+
+ private:
+  std::vector<std::atomic<bool>> busy_;
+};
+
+// Calls fn(slot, begin, end) over contiguous ranges covering [0, tasks),
+// each range on one thread with scratch area `slot` (< slots) to itself
+// for the call, so a range may reuse work between neighbouring tasks (the
+// same input tile for two column blocks). The ranges are the pool's
+// chunks: each thread starts with its own share of them and then helps
+// with the others', so a vCPU that is slowed or descheduled does not hold
+// the op while the other thread idles, as fixed halves did. The result
+// does not depend on how the tasks are cut or which threads run them.
 template <typename Fn>
 void ForEachSlotRange(ThreadPool *pool, int slots, int64_t tasks, Fn &&fn) {
-  slots =
-      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(slots, tasks)));
-  auto run_slots = [&](int64_t slot_begin, int64_t slot_end) {
-    for (int64_t s = slot_begin; s < slot_end; ++s) {
-      const int64_t begin = tasks * s / slots;
-      const int64_t end = tasks * (s + 1) / slots;
-      if (begin < end) fn(static_cast<int>(s), begin, end);
-    }
-  };
-  if (pool != nullptr && slots > 1) {
-    pool->ParallelFor(0, slots, 1, run_slots);
-  } else {
-    run_slots(0, slots);
+  if (tasks <= 0) return;
+  if (pool == nullptr || slots <= 1 || tasks == 1) {
+    fn(0, int64_t{0}, tasks);
+    return;
   }
+  ScratchSlots scratch(slots);
+  pool->ParallelFor(0, tasks, 1, [&](int64_t begin, int64_t end) {
+    const int slot = scratch.Claim();
+    struct Release {
+      ScratchSlots *slots;
+      int slot;
+      ~Release() { slots->Release(slot); }
+    } release{&scratch, slot};
+    fn(slot, begin, end);
+  });
 }
 
 // Splits n columns into blocks of a multiple of `panel` columns so that
 // `row_tasks` x blocks gives every one of `threads` threads about four
-// tasks (ForEachSlotRange's static split then idles a thread for at most
-// about a quarter of the time); one block when rows alone suffice.
+// tasks to share; one block when rows alone suffice.
 // Returns the block width.
 inline int64_t ColumnBlockWidth(int64_t n, int64_t panel, int64_t row_tasks,
                                 int threads) {
@@ -74,10 +108,9 @@ inline ConvTaskGrid PlanConvTasks(ThreadPool *pool, int max_slots, int64_t n,
 // Rows per block when `count` rows (pixels, Winograd tiles) are cut into
 // the fewest blocks of at most `max_rows`: the same number of blocks, made
 // even. Cutting at max_rows alone can leave a sliver (13x13's 49 Winograd
-// tiles went as 48 + 1), and ForEachSlotRange then gives one thread nearly
-// all the work. The count of blocks is kept, not raised to the threads':
-// each block streams the whole filter, which a 7x7 layer's 16 MB of
-// Winograd filter cannot afford twice.
+// tiles went as 48 + 1), which leaves one thread nearly all the work. The count
+// of blocks is kept, not raised to the threads': each block streams the whole
+// filter, which a 7x7 layer's 16 MB of Winograd filter cannot afford twice.
 inline int64_t EvenBlockRows(int64_t count, int64_t max_rows) {
   if (count <= 0 || max_rows <= 0) return std::max<int64_t>(max_rows, 1);
   const int64_t blocks = (count + max_rows - 1) / max_rows;

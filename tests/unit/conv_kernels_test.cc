@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mace/kernels/conv_im2col.h"
@@ -310,6 +312,37 @@ TEST(ConvKernelsTest, BlocksAreEvenWithoutBecomingMore) {
       ASSERT_EQ(blocks, (count + max_rows - 1) / max_rows);
       // The last block is at most one block-count short of the others.
       ASSERT_GE(count - (blocks - 1) * rows, rows - blocks);
+    }
+  }
+}
+
+// Every task runs once, and no two ranges that run at the same time share
+// a scratch slot, also when there are fewer slots than threads.
+TEST(ConvKernelsTest, SlotRangesCoverEveryTaskOnceWithExclusiveSlots) {
+  for (int threads : {1, 2, 3}) {
+    auto pool = StartPool(threads);
+    for (int slots : {1, 2, 3}) {
+      for (int64_t tasks : {1, 2, 5, 97}) {
+        std::vector<std::atomic<int>> runs(tasks);
+        std::vector<std::atomic<bool>> in_use(slots);
+        std::atomic<bool> shared{false};
+        std::atomic<bool> out_of_range{false};
+        ForEachSlotRange(pool.get(), slots, tasks,
+                         [&](int slot, int64_t begin, int64_t end) {
+                           if (slot < 0 || slot >= slots) {
+                             out_of_range = true;
+                             return;
+                           }
+                           if (in_use[slot].exchange(true)) shared = true;
+                           for (int64_t t = begin; t < end; ++t) ++runs[t];
+                           std::this_thread::yield();
+                           in_use[slot] = false;
+                         });
+        ASSERT_FALSE(out_of_range.load());
+        EXPECT_FALSE(shared.load()) << threads << " threads, " << slots
+                                    << " slots, " << tasks << " tasks";
+        for (int64_t t = 0; t < tasks; ++t) ASSERT_EQ(runs[t].load(), 1);
+      }
     }
   }
 }

@@ -228,6 +228,62 @@ TEST(ThreadPoolTest, EveryThreadTakesPartInALargeLoop) {
   EXPECT_EQ(ids.size(), static_cast<size_t>(threads));
 }
 
+// Chunks slow enough that the worker is up long before the caller has
+// finished its own share: each thread then starts at the front of its own
+// contiguous share, loop after loop, so an op reads mostly what the same
+// thread wrote in the op before.
+TEST(ThreadPoolTest, EachThreadStartsWithItsOwnShare) {
+  auto pool = StartPool(2, AFFINITY_NONE);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int loop = 0; loop < 3; ++loop) {
+    std::mutex mutex;
+    std::vector<std::pair<std::thread::id, int64_t>> firsts;
+    std::set<std::thread::id> seen;
+    pool->ParallelFor(0, 8, 1, [&](int64_t lo, int64_t) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (seen.insert(std::this_thread::get_id()).second) {
+          firsts.emplace_back(std::this_thread::get_id(), lo);
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    ASSERT_EQ(firsts.size(), 2u) << "loop " << loop;
+    for (const auto &[id, lo] : firsts) {
+      EXPECT_EQ(lo, id == caller ? 0 : 4) << "loop " << loop;
+    }
+  }
+}
+
+// A thread held up in its first chunk leaves the rest of its share to the
+// others, which take it from the far end.
+TEST(ThreadPoolTest, AHeldUpThreadsShareIsFinishedByTheOthers) {
+  auto pool = StartPool(2, AFFINITY_NONE);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::mutex mutex;
+  std::vector<int64_t> by_caller;
+  std::vector<int64_t> by_worker;
+  pool->ParallelFor(0, 8, 1, [&](int64_t lo, int64_t) {
+    bool first_on_worker = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto &mine = std::this_thread::get_id() == caller ? by_caller : by_worker;
+      first_on_worker = &mine == &by_worker && mine.empty();
+      mine.push_back(lo);
+    }
+    if (first_on_worker) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  });
+  EXPECT_LE(by_worker.size(), 1u);
+  EXPECT_EQ(by_caller.size() + by_worker.size(), 8u);
+  // The caller's own share in order, then the worker's from its back.
+  const std::vector<int64_t> expected_start = {0, 1, 2, 3, 7};
+  ASSERT_GE(by_caller.size(), expected_start.size());
+  EXPECT_TRUE(std::equal(expected_start.begin(), expected_start.end(),
+                         by_caller.begin()));
+}
+
 TEST(ThreadPoolTest, MoreThreadsThanCoresCompleteManySmallLoops) {
   const int threads = 2 * static_cast<int>(AllowedCpus().size()) + 1;
   auto pool = StartPool(threads, AFFINITY_HIGH_PERFORMANCE);
