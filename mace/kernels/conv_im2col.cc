@@ -22,12 +22,10 @@ constexpr int64_t kMaxTileRows = 512;
 // shares one pass over the filter among up to 512 pixels); and at most
 // this many window rows.
 constexpr int64_t kMaxWindowRowsFilterBytes = 512 * 1024;
-// Nor narrow outputs: the edge pixels of each row are gathered and
-// multiplied a few rows at a time, which at 27 pixels a row (2 edges)
-// cost more than gathering everything (SqueezeNet's 3x3 on 27x27: 425 ->
-// 534 us).
+// Nor narrow outputs: each row streams the whole filter, which an im2col
+// tile shares among 64 pixels or more (Inception's 1x7 on 17x17 ran 9-16%
+// slower by rows).
 constexpr int64_t kMinWindowRowsPixels = 48;
-
 // Copies n floats. Runs of a few channels (an RGB stem's window rows are 9
 // or 21 floats) go as fixed-size moves the compiler inlines: a memcpy call
 // per run cost as much as the gathering itself there. No loop either: GCC
@@ -92,7 +90,9 @@ bool Im2colConv::ReadsInputInPlace() const {
 
 int64_t Im2colConv::ScratchBytes() const {
   if (ReadsInputInPlace()) return 0;
-  return static_cast<int64_t>(slots_) * tile_rows_ * k_ *
+  const int64_t slot_floats =
+      ReadsWindowRowsInPlace() ? WindowRowsScratchFloats() : tile_rows_ * k_;
+  return static_cast<int64_t>(slots_) * slot_floats *
          static_cast<int64_t>(sizeof(float));
 }
 
@@ -164,12 +164,36 @@ std::pair<int64_t, int64_t> Im2colConv::InteriorColumns() const {
 bool Im2colConv::ReadsWindowRowsInPlace() const {
   const int64_t filter_bytes =
       k_ * geo_.out_c * static_cast<int64_t>(sizeof(float));
-  const auto [ow_lo, ow_hi] = InteriorColumns();
-  const int64_t interior = ow_hi - ow_lo;
   return !ReadsInputInPlace() && geo_.groups == 1 && geo_.dilation_w == 1 &&
          geo_.kernel_h <= kMaxWindowRows &&
          filter_bytes <= kMaxWindowRowsFilterBytes &&
-         interior >= kMinWindowRowsPixels;
+         geo_.out_w >= kMinWindowRowsPixels;
+}
+
+Im2colConv::WindowRowSplit Im2colConv::SplitWindowRow() const {
+  const int64_t out_w = geo_.out_w;
+  const int64_t mr = SgemmTileRows(packed_[0].isa);
+  const auto [ow_lo, ow_hi] = InteriorColumns();
+  WindowRowSplit split;
+  split.left_end =
+      ow_lo > 0 ? std::min(out_w, (ow_lo + mr - 1) / mr * mr) : int64_t{0};
+  split.right_begin =
+      ow_hi >= out_w
+          ? out_w
+          : split.left_end +
+                std::max<int64_t>(0, ow_hi - split.left_end) / mr * mr;
+  return split;
+}
+
+int64_t Im2colConv::PaddedBlockColumns(int64_t pixels) const {
+  return pixels > 0 ? (pixels - 1) * geo_.stride_w + geo_.kernel_w : 0;
+}
+
+int64_t Im2colConv::WindowRowsScratchFloats() const {
+  const WindowRowSplit split = SplitWindowRow();
+  const int64_t widest =
+      std::max(split.left_end, geo_.out_w - split.right_begin);
+  return geo_.kernel_h * PaddedBlockColumns(widest) * geo_.in_c;
 }
 
 void Im2colConv::RunWindowRows(const float *input, const float *bias,
@@ -182,12 +206,15 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
       PlanConvTasks(pool, slots_, g.out_c, packed_[0].nr, out_rows);
   const int64_t col_block = grid.col_block;
   const int64_t col_blocks = grid.col_blocks;
-  const auto [ow_lo, ow_hi] = InteriorColumns();
+  const WindowRowSplit split = SplitWindowRow();
+  const int64_t slot_floats = WindowRowsScratchFloats();
+  const int64_t lda = g.stride_w * g.in_c;
+  const int kernel_h = static_cast<int>(g.kernel_h);
 
   ForEachSlotRange(
       pool, grid.slots, out_rows * col_blocks,
       [&](int slot, int64_t begin, int64_t end) {
-        float *a_tile = scratch + slot * tile_rows_ * k_;
+        float *padded = scratch + slot * slot_floats;
         for (int64_t task = begin; task < end; ++task) {
           const int64_t row = task / col_blocks;
           const int64_t n = row / g.out_h;
@@ -195,40 +222,66 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
           const int64_t col0 = task % col_blocks * col_block;
           const int64_t col1 = std::min(col0 + col_block, g.out_c);
           const int64_t pixel0 = row * g.out_w;
-          auto c_at = [&](int64_t ow) {
-            return output + (pixel0 + ow) * g.out_c;
+          // The input row of each window row, null where it is padding.
+          const float *in_rows[kMaxWindowRows];
+          for (int kh = 0; kh < kernel_h; ++kh) {
+            const int64_t ih = oh * g.stride_h - g.pad_top + kh * g.dilation_h;
+            in_rows[kh] = ih >= 0 && ih < g.in_h
+                              ? input + (n * g.in_h + ih) * g.in_w * g.in_c
+                              : nullptr;
+          }
+          // Pixels [first, last) of the row as one GEMM whose A is
+          // kernel_h runs, each a window row of the first pixel.
+          auto multiply = [&](int64_t first, int64_t last,
+                              const float *const *runs) {
+            if (first >= last) return;
+            const int64_t at = (pixel0 + first) * g.out_c;
+            SgemmColumnsInRuns(last - first, col0, col1,
+                               SgemmARuns{runs, kernel_h, g.kernel_w * g.in_c},
+                               lda, packed_[0], bias, clamp,
+                               addend != nullptr ? addend + at : nullptr,
+                               output + at, g.out_c, epilogue);
           };
-          auto addend_at = [&](int64_t ow) {
-            return addend != nullptr ? addend + (pixel0 + ow) * g.out_c
-                                     : nullptr;
-          };
-          if (ow_hi > ow_lo) {
+          // The edge pixels read past the input's width: their window rows
+          // are copied with the padding's zeros, together with interior
+          // pixels up to whole micro-kernel tiles (a tile of one edge pixel
+          // costs nearly as much as a full one).
+          auto multiply_padded = [&](int64_t first, int64_t last) {
+            if (first >= last) return;
+            const int64_t columns = PaddedBlockColumns(last - first);
+            const int64_t iw0 = first * g.stride_w - g.pad_left;
+            const int64_t copy_begin = std::clamp<int64_t>(-iw0, 0, columns);
+            const int64_t copy_end =
+                std::clamp<int64_t>(g.in_w - iw0, copy_begin, columns);
             const float *runs[kMaxWindowRows];
-            for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-              const int64_t ih =
-                  oh * g.stride_h - g.pad_top + kh * g.dilation_h;
-              runs[kh] = ih >= 0 && ih < g.in_h
-                             ? input + ((n * g.in_h + ih) * g.in_w +
-                                        ow_lo * g.stride_w - g.pad_left) *
-                                           g.in_c
-                             : nullptr;
+            for (int kh = 0; kh < kernel_h; ++kh) {
+              if (in_rows[kh] == nullptr) {
+                runs[kh] = nullptr;
+                continue;
+              }
+              float *dst = padded + kh * columns * g.in_c;
+              std::fill(dst, dst + copy_begin * g.in_c, 0.0f);
+              if (copy_end > copy_begin) {
+                std::memcpy(dst + copy_begin * g.in_c,
+                            in_rows[kh] + (iw0 + copy_begin) * g.in_c,
+                            (copy_end - copy_begin) * g.in_c * sizeof(float));
+              }
+              std::fill(dst + copy_end * g.in_c, dst + columns * g.in_c, 0.0f);
+              runs[kh] = dst;
             }
-            SgemmColumnsInRuns(ow_hi - ow_lo, col0, col1,
-                               SgemmARuns{runs, static_cast<int>(g.kernel_h),
-                                          g.kernel_w * g.in_c},
-                               g.stride_w * g.in_c, packed_[0], bias, clamp,
-                               addend_at(ow_lo), c_at(ow_lo), g.out_c,
-                               epilogue);
-          }
-          for (const auto &[first, last] :
-               {std::pair<int64_t, int64_t>{0, ow_lo}, {ow_hi, g.out_w}}) {
-            for (int64_t ow = first; ow < last; ow += tile_rows_) {
-              const int64_t rows = std::min(tile_rows_, last - ow);
-              GatherRows(input, 0, pixel0 + ow, rows, a_tile);
-              SgemmColumns(rows, col0, col1, k_, a_tile, k_, packed_[0], bias,
-                           clamp, addend_at(ow), c_at(ow), g.out_c, epilogue);
+            multiply(first, last, runs);
+          };
+          multiply_padded(0, split.left_end);
+          if (split.right_begin > split.left_end) {
+            const float *runs[kMaxWindowRows];
+            const int64_t iw0 = split.left_end * g.stride_w - g.pad_left;
+            for (int kh = 0; kh < kernel_h; ++kh) {
+              runs[kh] =
+                  in_rows[kh] != nullptr ? in_rows[kh] + iw0 * g.in_c : nullptr;
             }
+            multiply(split.left_end, split.right_begin, runs);
           }
+          multiply_padded(split.right_begin, g.out_w);
         }
       });
 }

@@ -76,17 +76,30 @@ class Im2colConv {
   void GatherRows(const float *input, int64_t group, int64_t pixel0,
                   int64_t rows, float *a) const;
   bool ReadsInputInPlace() const;
-  // Whether Run reads the interior pixels' window rows in place
-  // (RunWindowRows) instead of gathering them: one group, unit dilation
-  // along the width, a filter small enough to stay in L2.
+  // Whether Run goes by output rows (RunWindowRows) instead of gathering
+  // im2col tiles: one group, unit dilation along the width, a filter small
+  // enough to stay in L2.
   bool ReadsWindowRowsInPlace() const;
   // Output columns [first, last) whose window lies inside the input's
   // width (unit dilation along it).
   std::pair<int64_t, int64_t> InteriorColumns() const;
-  // Run by output rows: the pixels whose window lies inside the input's
-  // width multiply the filter with A read where it lies (SgemmARuns, one
-  // run per window row); the few pixels at the left and right edges are
-  // gathered as in Run.
+  // How RunWindowRows cuts an output row: pixels [0, left_end) and
+  // [right_begin, out_w) read a padded copy of their window rows (the
+  // edges, rounded to whole micro-kernel tiles), the pixels between read
+  // the input where it lies.
+  struct WindowRowSplit {
+    int64_t left_end;
+    int64_t right_begin;
+  };
+  WindowRowSplit SplitWindowRow() const;
+  // Input columns the window rows of `pixels` neighbouring pixels span.
+  int64_t PaddedBlockColumns(int64_t pixels) const;
+  // Each slot's scratch in RunWindowRows: the padded window rows of the
+  // wider edge block.
+  int64_t WindowRowsScratchFloats() const;
+  // Run by output rows: each row's pixels multiply the filter with A given
+  // as one run per window row (SgemmARuns), read in place between the
+  // edges and from a zero-padded copy at them.
   void RunWindowRows(const float *input, const float *bias, const float *clamp,
                      const float *addend, float *output, float *scratch,
                      ThreadPool *pool, const SgemmEpilogue *epilogue) const;

@@ -205,6 +205,15 @@ std::vector<Case> Im2colCases() {
   // a strided 1x1 (one run of in_c a pixel) and a 1x7.
   cases.push_back({1, 3, 100, 6, 33, 1, 1, 2});
   cases.push_back({1, 3, 60, 4, 20, 1, 7, 1, 1, 0, 3, 0, 3});
+  // Window rows with padded edge blocks: padding on the right only, and
+  // on the left only;
+  cases.push_back({1, 4, 50, 5, 12, 3, 3, 1, 1, 0, 0, 2, 2});
+  cases.push_back({1, 4, 50, 5, 12, 3, 3, 1, 1, 2, 2, 0, 0});
+  // a left pad wider than a tile (its block spans two), stride 2 with a
+  // right edge, and windows wider than the input (edge blocks of zeros).
+  cases.push_back({1, 3, 50, 4, 10, 1, 11, 1, 1, 0, 10, 0, 10});
+  cases.push_back({1, 5, 99, 3, 33, 5, 5, 2, 1, 2, 2, 2, 2});
+  cases.push_back({1, 2, 5, 2, 6, 1, 11, 1, 1, 0, 27, 0, 27});
   return cases;
 }
 
