@@ -339,6 +339,29 @@ void ThreadPool::Impl::RunChunk(int64_t chunk) {
   (*fn_)(lo, lo + std::min(chunk_, end_ - lo));
 }
 
+namespace {
+
+// Claims the first (`from_front`, the share's owner) or the last chunk of
+// the unclaimed range in `share` (front << 32 | back); false when it is
+// empty.
+bool ClaimChunk(std::atomic<uint64_t> &share, bool from_front, int64_t *chunk) {
+  uint64_t range = share.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t front = range >> 32;
+    const uint64_t back = range & 0xffffffffu;
+    if (front >= back) return false;
+    const uint64_t claimed =
+        from_front ? range + (uint64_t{1} << 32) : range - 1;
+    if (share.compare_exchange_weak(range, claimed,
+                                    std::memory_order_relaxed)) {
+      *chunk = static_cast<int64_t>(from_front ? front : back - 1);
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
 // Thread t runs its own share first, front to back, then takes chunks from
 // the back of the others' shares. Consecutive loops over the same rows give
 // a thread the same part of them, so it mostly reads what it wrote into its
@@ -348,30 +371,18 @@ void ThreadPool::Impl::RunChunk(int64_t chunk) {
 // finish its share from the far end.
 void ThreadPool::Impl::RunChunks(int thread_index) {
   const int shares = num_shares_;
+  int64_t chunk;
   if (thread_index < shares) {
-    std::atomic<uint64_t> &own = shares_[thread_index].range;
-    uint64_t range = own.load(std::memory_order_relaxed);
-    for (;;) {
-      const uint64_t front = range >> 32;
-      if (front >= (range & 0xffffffffu)) break;
-      if (own.compare_exchange_weak(range, range + (uint64_t{1} << 32),
-                                    std::memory_order_relaxed)) {
-        RunChunk(static_cast<int64_t>(front));
-        range = own.load(std::memory_order_relaxed);
-      }
+    while (ClaimChunk(shares_[thread_index].range, true, &chunk)) {
+      RunChunk(chunk);
     }
   }
+  // Every share, its own last: a worker that came in late may have an
+  // index past this loop's shares.
   for (int i = 1; i <= shares; ++i) {
-    std::atomic<uint64_t> &other = shares_[(thread_index + i) % shares].range;
-    uint64_t range = other.load(std::memory_order_relaxed);
-    for (;;) {
-      const uint64_t back = range & 0xffffffffu;
-      if ((range >> 32) >= back) break;
-      if (other.compare_exchange_weak(range, range - 1,
-                                      std::memory_order_relaxed)) {
-        RunChunk(static_cast<int64_t>(back - 1));
-        range = other.load(std::memory_order_relaxed);
-      }
+    while (
+        ClaimChunk(shares_[(thread_index + i) % shares].range, false, &chunk)) {
+      RunChunk(chunk);
     }
   }
 }
