@@ -23,9 +23,8 @@ void InterleaveThreePlanes(const float *src, int64_t plane, int64_t rows,
     const __m128 ab_lo = _mm_unpacklo_ps(va, vb);  // a0 b0 a1 b1
     const __m128 ab_hi = _mm_unpackhi_ps(va, vb);  // a2 b2 a3 b3
     // a0 b0 c0 a1 | b1 c1 a2 b2 | c2 a3 b3 c3
-    const __m128 c0_c1 = _mm_shuffle_ps(vc, vc, _MM_SHUFFLE(1, 1, 0, 0));
     const __m128 out0 = _mm_shuffle_ps(
-        ab_lo, _mm_shuffle_ps(c0_c1, ab_lo, _MM_SHUFFLE(2, 2, 0, 0)),
+        ab_lo, _mm_shuffle_ps(vc, ab_lo, _MM_SHUFFLE(2, 2, 0, 0)),
         _MM_SHUFFLE(2, 0, 1, 0));
     const __m128 out1 =
         _mm_shuffle_ps(_mm_shuffle_ps(ab_lo, vc, _MM_SHUFFLE(1, 1, 3, 3)),
