@@ -9,9 +9,11 @@
 // and multiplied by that group's packed [K, Cout/group] filter. The tile is
 // sized to stay in L2, so scratch is threads x tile_rows x K floats however
 // large the image. A 1x1, stride-1, unpadded convolution reads the input in
-// place (no scratch); one whose filter stays in L2 (an RGB stem, a 3x3 on
-// few channels, a strided 1x1) reads its window rows in place wherever the
-// window lies inside the input's width, and gathers only the edges.
+// place (no scratch); one whose filter stays in L2 and whose output rows
+// are wide (an RGB stem, a 3x3 on few channels, a strided 1x1) goes by
+// output rows: window rows read in place wherever the window lies inside
+// the input's width, and copied with the padding's zeros for the edge
+// pixels, rounded to whole micro-kernel tiles.
 
 #ifndef MACE_KERNELS_CONV_IM2COL_H_
 #define MACE_KERNELS_CONV_IM2COL_H_
