@@ -37,7 +37,7 @@ MaceStatus Net::Init(NetDef net, const unsigned char *weights,
                      const std::vector<std::string> &output_names,
                      const OpFactory &op_factory, ThreadPool *thread_pool,
                      bool *weights_borrowed,
-                     PackedWeightCache *packed_weights) {
+                     PackedWeightStore *packed_weights) {
   net_ = std::move(net);
   if (weights == nullptr) weights_size = 0;
   auto is_known = [&op_factory](const std::string &type) {
@@ -139,7 +139,7 @@ std::vector<int> Net::NeededOps() const {
 
 MaceStatus Net::PrepareOps(const std::vector<int> &ops,
                            const OpFactory &op_factory, ThreadPool *thread_pool,
-                           PackedWeightCache *packed_weights) {
+                           PackedWeightStore *packed_weights) {
   const std::set<std::string> fed(inputs_.begin(), inputs_.end());
   steps_.reserve(steps_.size() + ops.size());
   for (int index : ops) {

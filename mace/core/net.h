@@ -14,7 +14,7 @@
 
 #include "mace/core/memory_planner.h"
 #include "mace/core/operation.h"
-#include "mace/core/packed_weight_cache.h"
+#include "mace/core/packed_weight_source.h"
 #include "mace/core/tensor.h"
 #include "mace/core/thread_pool.h"
 #include "mace/model/mace.pb.h"
@@ -35,15 +35,16 @@ class Net {
   // where possible: *weights_borrowed tells), prepares the ops needed for
   // `output_names` (all declared outputs when empty) and plans memory.
   // `input_names` empty means every declared input. Ops put the arrays
-  // they pack in `packed_weights` when given (a cache file's, which may
-  // hold them already), in memory of their own otherwise.
+  // they pack in `packed_weights` when given (an engine's arena, or a
+  // cache file's, which may hold them already), in memory of their own
+  // otherwise.
   MaceStatus Init(NetDef net, const unsigned char *weights,
                   int64_t weights_size,
                   const std::vector<std::string> &input_names,
                   const std::vector<std::string> &output_names,
                   const OpFactory &op_factory, ThreadPool *thread_pool,
                   bool *weights_borrowed,
-                  PackedWeightCache *packed_weights = nullptr);
+                  PackedWeightStore *packed_weights = nullptr);
 
   // Bytes of arena the plan needs (intermediates and scratch).
   int64_t arena_bytes() const { return plan_.arena_bytes; }
@@ -82,7 +83,7 @@ class Net {
   std::vector<int> NeededOps() const;
   MaceStatus PrepareOps(const std::vector<int> &ops,
                         const OpFactory &op_factory, ThreadPool *thread_pool,
-                        PackedWeightCache *packed_weights);
+                        PackedWeightStore *packed_weights);
   MaceStatus FoldConstantStep(Step *step);
   void PlanBuffers();
   static OperatorStats DescribeStep(const Step &step);

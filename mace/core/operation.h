@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "mace/core/op_args.h"
-#include "mace/core/packed_weight_cache.h"
+#include "mace/core/packed_weight_source.h"
 #include "mace/core/status.h"
 #include "mace/core/tensor.h"
 #include "mace/core/thread_pool.h"
@@ -62,10 +62,10 @@ class OpContext {
   bool will_run() const { return will_run_; }
   void set_will_run(bool will_run) { will_run_ = will_run; }
 
-  // Where Prepare puts the arrays it packs from constant weights: null
-  // unless the engine keeps packed weights in a cache file, in which case
-  // the arrays may come back already packed
-  // (mace/core/packed_weight_cache.h).
+  // Where Prepare puts the arrays it packs from constant weights: the
+  // engine's arena, or its cache file, from which the arrays may come back
+  // already packed (mace/core/packed_weight_source.h). Null outside an
+  // engine (the op then allocates its own).
   PackedWeightSource *packed_weights() const { return packed_weights_.get(); }
   void set_packed_weights(std::unique_ptr<PackedWeightSource> source) {
     packed_weights_ = std::move(source);

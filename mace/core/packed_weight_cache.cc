@@ -60,8 +60,11 @@ class PackedWeightCache::OpSource : public PackedWeightSource {
   int next_ordinal_ = 0;
 };
 
-PackedWeightCache::PackedWeightCache(std::string path, std::string key)
-    : path_(std::move(path)), key_(std::move(key)) {}
+PackedWeightCache::PackedWeightCache(std::string path, std::string key,
+                                     int64_t expected_bytes)
+    : path_(std::move(path)),
+      key_(std::move(key)),
+      packed_anew_(expected_bytes) {}
 
 PackedWeightCache::~PackedWeightCache() { Unmap(); }
 
@@ -174,13 +177,8 @@ void *PackedWeightCache::Acquire(int op, int ordinal, int64_t bytes,
     *ready = true;
     return const_cast<void *>(data);
   }
-  AlignedBuffer buffer;
-  // A zero-byte array still gets a distinct, valid pointer.
-  if (!buffer.Allocate(static_cast<size_t>(bytes > 0 ? bytes : 1))) {
-    return nullptr;
-  }
-  void *data = buffer.data();
-  owned_.push_back(std::move(buffer));
+  void *data = packed_anew_.Allocate(bytes);
+  if (data == nullptr) return nullptr;
   requests_.push_back(Request{op, ordinal, bytes, data});
   ++misses_;
   return data;

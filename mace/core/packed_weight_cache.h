@@ -23,29 +23,21 @@
 #include <utility>
 #include <vector>
 
-#include "mace/core/aligned_buffer.h"
+#include "mace/core/packed_weight_arena.h"
+#include "mace/core/packed_weight_source.h"
 #include "mace/core/status.h"
 
 namespace mace {
 
-// Where an op puts the arrays it packs at load.
-class PackedWeightSource {
- public:
-  virtual ~PackedWeightSource() = default;
-
-  // Memory for the caller's next packed array of `bytes`, aligned to 64
-  // bytes, valid as long as the source's owner. With *ready the memory
-  // already holds the array (from the cache file) and is read-only; without
-  // it the caller fills it. Null when out of memory.
-  virtual void *Acquire(int64_t bytes, bool *ready) = 0;
-};
-
-class PackedWeightCache {
+class PackedWeightCache : public PackedWeightStore {
  public:
   // Blobs start at multiples of this in the file (SIMD loads, cache lines).
   static constexpr int64_t kAlignment = 64;
 
-  PackedWeightCache(std::string path, std::string key);
+  // `expected_bytes` sizes the memory of arrays packed anew
+  // (PackedWeightArena).
+  PackedWeightCache(std::string path, std::string key,
+                    int64_t expected_bytes = 0);
   ~PackedWeightCache();
   PackedWeightCache(const PackedWeightCache &) = delete;
   PackedWeightCache &operator=(const PackedWeightCache &) = delete;
@@ -56,7 +48,7 @@ class PackedWeightCache {
   bool Load(std::string *reason);
 
   // The source of the op at `op_index`: its requests are numbered in order.
-  std::unique_ptr<PackedWeightSource> SourceFor(int op_index);
+  std::unique_ptr<PackedWeightSource> SourceFor(int op_index) override;
 
   // Arrays served from the file, and packed anew (into memory of this
   // cache's own) since Load.
@@ -94,7 +86,7 @@ class PackedWeightCache {
   int64_t mapped_bytes_ = 0;
   std::map<ArrayId, Entry> entries_;
   std::vector<Request> requests_;
-  std::vector<AlignedBuffer> owned_;
+  PackedWeightArena packed_anew_;
   int hits_ = 0;
   int misses_ = 0;
 };

@@ -14,7 +14,7 @@
 
 #include "mace/core/aligned_buffer.h"
 #include "mace/core/function_ref.h"
-#include "mace/core/packed_weight_cache.h"
+#include "mace/core/packed_weight_source.h"
 #include "mace/core/thread_pool.h"
 
 namespace mace {

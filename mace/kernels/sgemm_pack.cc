@@ -5,29 +5,12 @@
 #include <cstring>
 #include <utility>
 
+#include "mace/kernels/interleave.h"
 #include "mace/kernels/sgemm.h"
 
 namespace mace {
 namespace kernels {
 namespace {
-
-// Rows of one transposing block: a 16 x nr block of the panel (2 KiB at
-// nr = 32) and the 16-float runs of the source rows it reads stay in L1.
-constexpr int64_t kTransposeRows = 16;
-
-// Panel columns [0, cols) from n-by-k storage: column j of B is source row
-// j, contiguous in the depth, so the panel is a transpose, done in blocks.
-void PackPanelTransposed(const float *b, int64_t k, int64_t cols, int64_t nr,
-                         float *panel) {
-  for (int64_t row0 = 0; row0 < k; row0 += kTransposeRows) {
-    const int64_t rows = std::min(kTransposeRows, k - row0);
-    for (int64_t j = 0; j < cols; ++j) {
-      const float *src = b + j * k + row0;
-      float *dst = panel + row0 * nr + j;
-      for (int64_t r = 0; r < rows; ++r) dst[r * nr] = src[r];
-    }
-  }
-}
 
 // Panel columns [0, cols) from k-by-n storage: each panel row is one run.
 void PackPanelRows(const float *b, int64_t k, int64_t n, int64_t cols,
@@ -156,7 +139,7 @@ void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
       const int64_t cols = std::min(nr, n - col0);
       float *panel = packed->values + packed->Offset(0, col0);
       if (b_is_n_by_k) {
-        PackPanelTransposed(b + col0 * k, k, cols, nr, panel);
+        TransposeRows(b + col0 * k, k, k, cols, panel, nr);
       } else {
         PackPanelRows(b + col0, k, n, cols, nr, panel);
       }

@@ -18,6 +18,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "mace/kernels/interleave.h"
+
 namespace mace {
 namespace kernels {
 
@@ -224,19 +226,19 @@ struct WinogradG {
 
 // The lanes are output channels, so each transformed row is one store
 // into a packed row. The taps of the block are first transposed into
-// t[tap][i][o], reading the filter in contiguous runs (gathering 16 output
-// channels straight from it would touch 144 lines a power of two apart,
-// which the L1 cannot hold): 9 moves per (oc, ic) whatever the tile size.
+// t[tap][i][o] by 4 x 4 register blocks, reading the filter in contiguous
+// runs (gathering 16 output channels straight from it would touch 144
+// lines a power of two apart, which the L1 cannot hold).
 template <typename IsaTag, int kM>
 void WinogradFilterTransform(const float *filter, int64_t in_c, int oc_count,
                              int ic_count, float *const *u, int64_t u_stride) {
   constexpr int kT = WinogradMatrices<kM>::kT;
-  float t[9][kWinogradLanes][kWinogradLanes] = {};  // [tap][i][o]
-  for (int o = 0; o < oc_count; ++o) {
-    for (int tap = 0; tap < 9; ++tap) {
-      const float *src = filter + o * 9 * in_c + tap * in_c;
-      for (int i = 0; i < ic_count; ++i) t[tap][i][o] = src[i];
-    }
+  float t[9][kWinogradLanes][kWinogradLanes];  // [tap][i][o]
+  // Lanes past oc_count are never stored, but kept finite.
+  if (oc_count < kWinogradLanes) std::memset(t, 0, sizeof(t));
+  for (int tap = 0; tap < 9; ++tap) {
+    TransposeRows(filter + tap * in_c, 9 * in_c, ic_count, oc_count,
+                  &t[tap][0][0], kWinogradLanes);
   }
   for (int i = 0; i < ic_count; ++i) {
     WinogradVec g[9];

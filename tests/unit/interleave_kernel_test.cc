@@ -1,5 +1,6 @@
-// InterleaveThreePlanes against a plain loop: every row count around the
-// vector width, bit for bit (NaN payloads and negative zeros included).
+// InterleaveThreePlanes and TransposeRows against plain loops: every size
+// around the vector width and the transpose's row runs, bit for bit (NaN
+// payloads and negative zeros included).
 
 #include <gtest/gtest.h>
 
@@ -39,6 +40,41 @@ TEST(InterleaveKernelTest, ThreePlanesMatchAPlainLoopBitForBit) {
       }
     }
     EXPECT_EQ(dst.back(), guard) << "wrote past the output, rows " << rows;
+  }
+}
+
+TEST(InterleaveKernelTest, TransposeRowsMatchesAPlainLoopBitForBit) {
+  std::mt19937 rng(5);
+  const uint32_t kUntouched = 0x12345678u;
+  for (int64_t rows : {0, 1, 3, 4, 5, 63, 64, 65, 131}) {
+    for (int64_t cols = 0; cols <= 9; ++cols) {
+      // Strides past the sizes: neither side is dense.
+      const int64_t src_stride = rows + 3;
+      const int64_t dst_stride = cols + 2;
+      std::vector<uint32_t> bits(cols * src_stride);
+      for (auto &b : bits) b = static_cast<uint32_t>(rng());
+      if (rows > 2 && cols > 1) {
+        bits[src_stride + 2] = 0x7fc00123u;  // a NaN with a payload
+        bits[1] = 0x80000000u;               // -0
+      }
+      std::vector<float> src(bits.size());
+      std::memcpy(src.data(), bits.data(), bits.size() * sizeof(float));
+      std::vector<uint32_t> dst_bits(rows * dst_stride + 1, kUntouched);
+      std::vector<float> dst(dst_bits.size());
+      std::memcpy(dst.data(), dst_bits.data(), dst.size() * sizeof(float));
+      TransposeRows(src.data(), src_stride, rows, cols, dst.data(), dst_stride);
+      for (int64_t r = 0; r <= rows; ++r) {
+        for (int64_t j = 0; j < dst_stride; ++j) {
+          if (r * dst_stride + j >= static_cast<int64_t>(dst.size())) break;
+          uint32_t got;
+          std::memcpy(&got, &dst[r * dst_stride + j], sizeof(got));
+          const bool written = r < rows && j < cols;
+          ASSERT_EQ(got, written ? bits[j * src_stride + r] : kUntouched)
+              << "rows " << rows << " cols " << cols << " r " << r << " j "
+              << j;
+        }
+      }
+    }
   }
 }
 

@@ -1,0 +1,80 @@
+#include "mace/core/packed_weight_arena.h"
+
+#include <algorithm>
+
+namespace mace {
+namespace {
+
+constexpr int64_t kAlignment = AlignedBuffer::kAlignment;
+constexpr int64_t kHugePageBytes = int64_t{2} << 20;
+// Packing can take more than the weights (Winograd's transformed filters
+// 1.8-4x): a quarter more keeps a model that packs little in one chunk.
+constexpr int64_t kMinChunkBytes = int64_t{64} << 10;
+// A chunk's unused tail costs nothing until touched, but at most this much
+// address space is reserved ahead.
+constexpr int64_t kMaxChunkBytes = int64_t{64} << 20;
+
+int64_t RoundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+int64_t ChunkBytes(int64_t expected_bytes) {
+  const int64_t wanted = std::clamp(expected_bytes + expected_bytes / 4,
+                                    kMinChunkBytes, kMaxChunkBytes);
+  // Whole huge pages once large enough for them (a partial one at the end
+  // would be 4 KiB pages).
+  return wanted >= kHugePageBytes ? RoundUp(wanted, kHugePageBytes)
+                                  : RoundUp(wanted, kAlignment);
+}
+
+}  // namespace
+
+class PackedWeightArena::OpSource : public PackedWeightSource {
+ public:
+  explicit OpSource(PackedWeightArena *arena) : arena_(arena) {}
+  void *Acquire(int64_t bytes, bool *ready) override {
+    *ready = false;
+    return arena_->Allocate(bytes);
+  }
+
+ private:
+  PackedWeightArena *arena_;
+};
+
+PackedWeightArena::PackedWeightArena(int64_t expected_bytes)
+    : chunk_bytes_(ChunkBytes(std::max<int64_t>(expected_bytes, 0))) {}
+
+void *PackedWeightArena::Allocate(int64_t bytes) {
+  if (bytes < 0) return nullptr;
+  const int64_t rounded = RoundUp(std::max<int64_t>(bytes, 1), kAlignment);
+  if (chunks_.empty() ||
+      used_in_last_ + rounded > static_cast<int64_t>(chunks_.back().size())) {
+    AlignedBuffer chunk;
+    const int64_t chunk_bytes = std::max(rounded, chunk_bytes_);
+    if (!chunk.Allocate(static_cast<size_t>(chunk_bytes))) return nullptr;
+    reserved_bytes_ += chunk_bytes;
+    const bool fits_a_chunk = rounded <= chunk_bytes_;
+    if (fits_a_chunk || chunks_.empty()) {
+      chunks_.push_back(std::move(chunk));
+      used_in_last_ = 0;
+    } else {
+      // An array larger than a chunk gets one of its own, placed before
+      // the chunk being cut so that the latter's free tail stays in use.
+      chunks_.insert(chunks_.end() - 1, std::move(chunk));
+      allocated_bytes_ += bytes;
+      return chunks_[chunks_.size() - 2].data();
+    }
+  }
+  void *data =
+      static_cast<unsigned char *>(chunks_.back().data()) + used_in_last_;
+  used_in_last_ += rounded;
+  allocated_bytes_ += bytes;
+  return data;
+}
+
+std::unique_ptr<PackedWeightSource> PackedWeightArena::SourceFor(
+    int /*op_index*/) {
+  return std::make_unique<OpSource>(this);
+}
+
+}  // namespace mace

@@ -1,0 +1,108 @@
+// PackedWeightArena: aligned, disjoint arrays that stay valid, chunks
+// shared by small arrays, large ones on their own, bad sizes refused.
+
+#include "mace/core/packed_weight_arena.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace mace {
+namespace {
+
+struct Span {
+  unsigned char *data;
+  int64_t bytes;
+};
+
+void ExpectAlignedAndDisjoint(const std::vector<Span> &spans) {
+  for (size_t i = 0; i < spans.size(); ++i) {
+    ASSERT_NE(spans[i].data, nullptr) << "array " << i;
+    EXPECT_EQ(
+        reinterpret_cast<uintptr_t>(spans[i].data) % AlignedBuffer::kAlignment,
+        0u)
+        << "array " << i;
+    for (size_t j = 0; j < i; ++j) {
+      const bool apart =
+          spans[i].data + std::max<int64_t>(spans[i].bytes, 1) <=
+              spans[j].data ||
+          spans[j].data + std::max<int64_t>(spans[j].bytes, 1) <= spans[i].data;
+      EXPECT_TRUE(apart) << "arrays " << j << " and " << i << " overlap";
+    }
+  }
+}
+
+TEST(PackedWeightArenaTest, ArraysAreAlignedDisjointAndKeepTheirValues) {
+  PackedWeightArena arena(100 << 10);
+  // Odd sizes, an empty one, and one larger than a chunk between small
+  // ones (the chunk being cut must stay in use after it).
+  const std::vector<int64_t> sizes = {1,       0,  100, 4096,      7,
+                                      3 << 20, 64, 129, 100 << 10, 5};
+  std::vector<Span> spans;
+  for (int64_t bytes : sizes) {
+    auto *data = static_cast<unsigned char *>(arena.Allocate(bytes));
+    spans.push_back(Span{data, bytes});
+    if (data != nullptr) {
+      std::memset(data, static_cast<int>(spans.size()), bytes);
+    }
+  }
+  ExpectAlignedAndDisjoint(spans);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    for (int64_t b = 0; b < spans[i].bytes; ++b) {
+      ASSERT_EQ(spans[i].data[b], static_cast<unsigned char>(i + 1))
+          << "array " << i << " byte " << b << " was overwritten";
+    }
+  }
+  int64_t total = 0;
+  for (int64_t bytes : sizes) total += bytes;
+  EXPECT_EQ(arena.allocated_bytes(), total);
+}
+
+TEST(PackedWeightArenaTest, SmallArraysShareAChunk) {
+  PackedWeightArena arena(1 << 20);
+  for (int i = 0; i < 100; ++i) ASSERT_NE(arena.Allocate(1000), nullptr);
+  // 100 arrays of ~1 KB fit the first chunk (1.25 MB): one reservation.
+  EXPECT_LE(arena.reserved_bytes(), int64_t{2} << 20);
+  EXPECT_GE(arena.reserved_bytes(), arena.allocated_bytes());
+}
+
+TEST(PackedWeightArenaTest, ALargeArrayDoesNotWasteTheChunkBeingCut) {
+  PackedWeightArena arena(0);  // the smallest chunks
+  auto *first = static_cast<unsigned char *>(arena.Allocate(64));
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(arena.Allocate(1 << 20), nullptr);  // larger than a chunk
+  auto *next = static_cast<unsigned char *>(arena.Allocate(64));
+  ASSERT_NE(next, nullptr);
+  EXPECT_EQ(next, first + 64) << "the small chunk was left behind";
+}
+
+TEST(PackedWeightArenaTest, RefusesNegativeSizes) {
+  PackedWeightArena arena(1 << 20);
+  EXPECT_EQ(arena.Allocate(-1), nullptr);
+  EXPECT_EQ(arena.allocated_bytes(), 0);
+}
+
+TEST(PackedWeightArenaTest, SourcesHandOutFreshArraysNeverReady) {
+  PackedWeightArena arena(1 << 20);
+  std::unique_ptr<PackedWeightSource> a = arena.SourceFor(0);
+  std::unique_ptr<PackedWeightSource> b = arena.SourceFor(7);
+  bool ready = true;
+  void *x = a->Acquire(256, &ready);
+  EXPECT_FALSE(ready);
+  ready = true;
+  void *y = b->Acquire(256, &ready);
+  EXPECT_FALSE(ready);
+  ready = true;
+  void *z = a->Acquire(256, &ready);
+  EXPECT_FALSE(ready);
+  ExpectAlignedAndDisjoint({{static_cast<unsigned char *>(x), 256},
+                            {static_cast<unsigned char *>(y), 256},
+                            {static_cast<unsigned char *>(z), 256}});
+}
+
+}  // namespace
+}  // namespace mace
