@@ -52,7 +52,7 @@ echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test
                  fuzz_tf_corruption_test fuzz_caffe_corruption_test
                  unit_model_loader_test unit_engine_api_test
-                 unit_packed_weight_cache_test
+                 unit_packed_weight_cache_test unit_packed_weight_arena_test
                  converter_onnx_frontend_test converter_tf_frontend_test
                  converter_caffe_frontend_test)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -100,6 +100,8 @@ bool RegisterConvBenchmarks() {
   Register({1, 256, 14, 14, 3, 3, 1, 1, true, 256}, kWinograd);
   Register({1, 512, 7, 7, 3, 3, 1, 1, true, 512}, kWinograd);
   Register({1, 128, 56, 56, 3, 3, 2, 1, true, 128}, kWindow);
+  Register({1, 256, 28, 28, 3, 3, 2, 1, true, 256}, kWindow);
+  Register({1, 512, 14, 14, 3, 3, 2, 1, true, 512}, kWindow);
   Register({1, 64, 56, 56, 1, 1, 1, 1, false, 256}, {kAuto});
   Register({1, 256, 56, 56, 1, 1, 2, 1, false, 512}, kWindow);
   Register({1, 1024, 14, 14, 1, 1, 1, 1, false, 256}, {kAuto});

@@ -77,8 +77,9 @@ bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
     }
   }
   slots_ = std::max(1, threads);
+  const int64_t mr = SgemmTileRows(packed_[0].isa);
   tile_rows_ = EvenBlockRows(geo_.batch * geo_.out_h * geo_.out_w,
-                             Im2colTileRows(k_, SgemmTileRows(packed_[0].isa)));
+                             Im2colTileRows(k_, mr), mr);
   return true;
 }
 

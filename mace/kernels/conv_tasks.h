@@ -107,14 +107,23 @@ inline ConvTaskGrid PlanConvTasks(ThreadPool *pool, int max_slots, int64_t n,
 
 // Rows per block when `count` rows (pixels, Winograd tiles) are cut into
 // the fewest blocks of at most `max_rows`: the same number of blocks, made
-// even. Cutting at max_rows alone can leave a sliver (13x13's 49 Winograd
-// tiles went as 48 + 1), which leaves one thread nearly all the work. The count
-// of blocks is kept, not raised to the threads': each block streams the whole
-// filter, which a 7x7 layer's 16 MB of Winograd filter cannot afford twice.
-inline int64_t EvenBlockRows(int64_t count, int64_t max_rows) {
+// even, rounded up to a multiple of `align` (the micro-kernel's rows) while
+// that stays within max_rows. Cutting at max_rows alone can leave a sliver
+// (13x13's 49 Winograd tiles went as 48 + 1), which leaves one thread
+// nearly all the work; even blocks of a count the micro-kernel's rows do
+// not divide end each block in a partial tile (ResNet-50's 196 pixels went
+// as 4 x 49, each block ending in a one-row pass over the filter). The
+// count of blocks is kept, not raised to the threads': each block streams
+// the whole filter, which a 7x7 layer's 16 MB of Winograd filter cannot
+// afford twice.
+inline int64_t EvenBlockRows(int64_t count, int64_t max_rows,
+                             int64_t align = 1) {
   if (count <= 0 || max_rows <= 0) return std::max<int64_t>(max_rows, 1);
   const int64_t blocks = (count + max_rows - 1) / max_rows;
-  return (count + blocks - 1) / blocks;
+  const int64_t even = (count + blocks - 1) / blocks;
+  if (align <= 1) return even;
+  const int64_t aligned = (even + align - 1) / align * align;
+  return aligned <= max_rows ? aligned : even;
 }
 
 }  // namespace kernels

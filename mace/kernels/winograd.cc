@@ -169,9 +169,9 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
       transform(0, panels);
     }
   }
-  block_tiles_ = EvenBlockRows(
-      TileCount(),
-      BlockTiles(geo_, tile_m_, SgemmTileRows(packed_[0].isa), TileCount()));
+  const int64_t mr = SgemmTileRows(packed_[0].isa);
+  block_tiles_ = EvenBlockRows(TileCount(),
+                               BlockTiles(geo_, tile_m_, mr, TileCount()), mr);
   slots_ = std::max(1, threads);
   return true;
 }

@@ -325,6 +325,34 @@ TEST(ConvKernelsTest, BlocksAreEvenWithoutBecomingMore) {
   }
 }
 
+TEST(ConvKernelsTest, EvenBlocksEndOnWholeMicroKernelTiles) {
+  // ResNet-50's 196 pixels of 3x3/2 on 28x28: 56 x 3 + 28, not 4 x 49
+  // (each block ending in a one-row pass over the filter).
+  EXPECT_EQ(EvenBlockRows(196, 64, 8), 56);
+  EXPECT_EQ(EvenBlockRows(49, 48, 8), 32);   // 32 + 17
+  EXPECT_EQ(EvenBlockRows(100, 60, 8), 56);  // 56 + 44: max_rows not aligned
+  EXPECT_EQ(EvenBlockRows(121, 61, 8), 61);  // 64 would exceed max_rows
+  EXPECT_EQ(EvenBlockRows(196, 64, 1), 49);  // no alignment asked
+  for (int64_t count = 1; count < 300; ++count) {
+    for (int64_t max_rows : {8, 16, 60, 64, 128}) {
+      for (int64_t align : {4, 8, 14}) {
+        const int64_t rows = EvenBlockRows(count, max_rows, align);
+        const int64_t blocks = (count + rows - 1) / rows;
+        ASSERT_LE(rows, max_rows);
+        ASSERT_EQ(blocks, (count + max_rows - 1) / max_rows)
+            << count << " rows, at most " << max_rows << ", align " << align;
+        const int64_t even = EvenBlockRows(count, max_rows);
+        if ((even + align - 1) / align * align <= max_rows) {
+          ASSERT_EQ(rows % align, 0)
+              << count << " rows, at most " << max_rows << ", align " << align;
+        } else {
+          ASSERT_EQ(rows, even);
+        }
+      }
+    }
+  }
+}
+
 // Every task runs once, and no two ranges that run at the same time share
 // a scratch slot, also when there are fewer slots than threads.
 TEST(ConvKernelsTest, SlotRangesCoverEveryTaskOnceWithExclusiveSlots) {
