@@ -37,6 +37,7 @@ CpuFeatures DetectFeatures() {
   const unsigned max_leaf = __get_cpuid_max(0, nullptr);
   if (max_leaf < 1) return features;
   __cpuid_count(1, 0, eax, ebx, ecx, edx);
+  features.hypervisor = (ecx >> 31) & 1;
   const bool cpu_fma = (ecx >> 12) & 1;
   const bool osxsave = (ecx >> 27) & 1;
   const bool cpu_avx = (ecx >> 28) & 1;

@@ -17,6 +17,9 @@ struct CpuFeatures {
   bool avx512vnni = false;
   bool neon = false;
   bool dotprod = false;
+  // x86 CPUID's hypervisor bit: a guest of a virtual machine, whose host
+  // may run something else in a spinning vCPU's place (thread_pool.cc).
+  bool hypervisor = false;
 };
 
 // Detected once, then cached.

@@ -23,9 +23,12 @@
 namespace mace {
 namespace {
 
-// Long enough to cover the gap between two ops of one Run, short enough
-// that an idle engine stops using CPU almost at once.
-constexpr std::chrono::microseconds kSpinDuration(150);
+// Long enough to cover the gap between two ops of one Run, even when the
+// caller is held up for a while (a descheduled vCPU, a slow op on the
+// caller's side); the end of a Run ends the spinning at once (Rest). 150 us
+// let ResNet-50's workers fall asleep between ops on this 2-vCPU VM often
+// enough to cost 8% at 2 threads (interleaved processes, 24 each).
+constexpr std::chrono::microseconds kSpinDuration(1000);
 
 // More chunks than threads lets fast cores (or threads that wake first)
 // take over work from slow ones; few enough that per-chunk cost stays small.
@@ -140,6 +143,7 @@ class ThreadPool::Impl {
 
   int num_threads() const { return num_threads_; }
   const std::vector<int> &cpu_ids() const { return cpu_ids_; }
+  void Rest() { resting_.store(true); }
 
  private:
   // Where a worker sleeps; one per worker so that a loop wakes only the
@@ -167,9 +171,15 @@ class ThreadPool::Impl {
   int num_threads_;
   const CPUAffinityPolicy policy_;
   std::vector<int> cpu_ids_;
-  // With more threads than cores a spinning thread takes a core from one
-  // that has work, so spinning yields instead.
+  // Spinning yields instead of pausing with more threads than cores (a
+  // spinning thread takes a core from one that has work) and under a
+  // hypervisor: a vCPU looping on x86 PAUSE triggers pause-loop exits,
+  // with which the host gives its time to another guest, and the worker is
+  // then not running when its loop comes (ResNet-50 at 2 threads on this
+  // VM: 0.96, tail of the slowest processes 100 -> 70 ms).
   bool yield_when_spinning_ = false;
+  // Set by Rest, cleared by ParallelFor: waiting workers sleep at once.
+  std::atomic<bool> resting_{false};
   bool initialized_ = false;
   int active_workers_ = 0;
   std::vector<std::unique_ptr<WorkerSlot>> slots_;
@@ -220,7 +230,7 @@ ThreadPool::Impl::Impl(int num_threads, CPUAffinityPolicy policy)
   if (num_threads_ <= static_cast<int>(cpu_ids_.size())) {
     cpu_ids_.resize(num_threads_);
   }
-  yield_when_spinning_ = num_threads_ > usable;
+  yield_when_spinning_ = num_threads_ > usable || GetCpuFeatures().hypervisor;
 }
 
 ThreadPool::Impl::~Impl() { Shutdown(); }
@@ -316,7 +326,9 @@ uint64_t ThreadPool::Impl::WaitForNewTask(WorkerSlot *slot, uint64_t seen) {
     task = task_.load();
     return task != seen || stop_.load();
   };
-  if (SpinUntil(changed)) return task;
+  if (SpinUntil([&] { return changed() || resting_.load(); }) && changed()) {
+    return task;
+  }
   std::unique_lock<std::mutex> lock(slot->mutex);
   slot->sleeping.store(true);
   slot->cv.wait(lock, changed);
@@ -455,6 +467,7 @@ void ThreadPool::Impl::ParallelFor(
         static_cast<uint64_t>(num_chunks_ * (t + 1) / num_shares_);
     shares_[t].range.store(front << 32 | back, std::memory_order_relaxed);
   }
+  resting_.store(false, std::memory_order_relaxed);
   gate_.store(kGateOpen);
   ++generation_;
   task_.store((generation_ << kParticipantBits) |
@@ -484,6 +497,8 @@ ThreadPool::~ThreadPool() = default;
 MaceStatus ThreadPool::Init() { return impl_->Init(); }
 
 int ThreadPool::num_threads() const { return impl_->num_threads(); }
+
+void ThreadPool::Rest() { impl_->Rest(); }
 
 void ThreadPool::ParallelFor(int64_t begin, int64_t end, int64_t grain,
                              FunctionRef<void(int64_t, int64_t)> fn) {

@@ -1,6 +1,7 @@
 // A fixed pool of worker threads for data-parallel loops inside one op.
 // Workers spin for a bounded time after each loop (cheap hand-off between
-// consecutive ops) and then sleep, so nothing burns CPU after Run returns.
+// consecutive ops) and then sleep; Rest() at the end of a Run sends them to
+// sleep at once, so nothing burns CPU after Run returns.
 
 #ifndef MACE_CORE_THREAD_POOL_H_
 #define MACE_CORE_THREAD_POOL_H_
@@ -42,6 +43,11 @@ class ThreadPool {
   // fn reaches the caller once no thread runs fn any more.
   void ParallelFor(int64_t begin, int64_t end, int64_t grain,
                    FunctionRef<void(int64_t, int64_t)> fn);
+
+  // Says that no loop follows soon (the end of a Run): workers waiting for
+  // one sleep now instead of spinning out their time. The next
+  // ParallelFor wakes them as usual.
+  void Rest();
 
   // Cores chosen for the workers by the policy, fastest first for
   // HIGH_PERFORMANCE / BIG_ONLY, slowest first for POWER_SAVE / LITTLE_ONLY.

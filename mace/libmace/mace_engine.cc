@@ -212,6 +212,10 @@ class MaceEngine::Impl {
   int64_t planned_peak_bytes() const { return net_.arena_bytes(); }
 
  private:
+  // Run without the workers' rest that follows it.
+  MaceStatus RunSteps(const std::map<std::string, MaceTensor> &inputs,
+                      std::map<std::string, MaceTensor> *outputs,
+                      RunMetadata *run_metadata);
   MaceStatus BindInputs(const std::map<std::string, MaceTensor> &inputs);
   MaceStatus CopyOutputs(std::map<std::string, MaceTensor> *outputs);
   MaceStatus CopyOutput(const std::string &name, MaceTensor *user);
@@ -446,6 +450,15 @@ MaceStatus MaceEngine::Impl::Run(
     std::map<std::string, MaceTensor> *outputs, RunMetadata *run_metadata) {
   if (!initialized_) return InvalidArgs("the engine is not initialized");
   if (outputs == nullptr) return InvalidArgs("outputs must not be null");
+  MaceStatus status = RunSteps(inputs, outputs, run_metadata);
+  // Nothing follows soon: the workers sleep now rather than spin.
+  thread_pool_->Rest();
+  return status;
+}
+
+MaceStatus MaceEngine::Impl::RunSteps(
+    const std::map<std::string, MaceTensor> &inputs,
+    std::map<std::string, MaceTensor> *outputs, RunMetadata *run_metadata) {
   MACE_RETURN_IF_ERROR(BindInputs(inputs));
   MACE_RETURN_IF_ERROR(arena_->Reserve(net_.arena_bytes()));
   if (arena_->generation != bound_generation_) {

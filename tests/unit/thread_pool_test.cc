@@ -127,6 +127,7 @@ TEST(CpuInfoTest, DetectsFeaturesTheKernelReports) {
   expect_if_listed("avx512vl", features.avx512vl);
   expect_if_listed("avx512dq", features.avx512dq);
   expect_if_listed("avx512_vnni", features.avx512vnni);
+  expect_if_listed("hypervisor", features.hypervisor);
   EXPECT_FALSE(features.neon);
   EXPECT_FALSE(features.dotprod);
 #elif defined(__aarch64__)
@@ -305,14 +306,15 @@ TEST(ThreadPoolTest, MoreThreadsThanCoresCompleteManySmallLoops) {
   }
 }
 
-// Pauses around the spin window send workers to sleep at any point of the
-// hand-off; a lost wake-up would hang here.
+// Pauses around the spin window (1 ms), and rests at random, send workers
+// to sleep at any point of the hand-off; a lost wake-up would hang here.
 TEST(ThreadPoolTest, LoopsSeparatedByPausesWakeSleepingWorkers) {
   auto pool = StartPool(3, AFFINITY_NONE);
   std::mt19937 rng(7);
-  std::uniform_int_distribution<int> pause_us(0, 400);
+  std::uniform_int_distribution<int> pause_us(0, 1500);
   std::vector<int> data(64, 0);
   for (int loop = 0; loop < 200; ++loop) {
+    if (rng() % 3 == 0) pool->Rest();
     std::this_thread::sleep_for(std::chrono::microseconds(pause_us(rng)));
     pool->ParallelFor(0, 64, 4, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) ++data[i];
@@ -350,6 +352,30 @@ TEST(ThreadPoolTest, WorkersStopUsingCpuAfterLoop) {
   const double cpu_ms = (stop.tv_sec - start.tv_sec) * 1e3 +
                         (stop.tv_nsec - start.tv_nsec) * 1e-6;
   EXPECT_LT(cpu_ms, 50.0);
+}
+
+// The end of a Run: without Rest each of the 3 workers would spin out its
+// millisecond after every loop (about 3 ms of CPU per loop here).
+TEST(ThreadPoolTest, RestSendsWaitingWorkersToSleepAtOnce) {
+  auto pool = StartPool(4, AFFINITY_NONE);
+  std::vector<std::atomic<int>> runs(4000);
+  timespec start;
+  timespec stop;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
+  constexpr int kLoops = 60;
+  for (int loop = 0; loop < kLoops; ++loop) {
+    pool->ParallelFor(0, 4000, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) runs[i].fetch_add(1);
+    });
+    pool->Rest();
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &stop);
+  const double cpu_ms = (stop.tv_sec - start.tv_sec) * 1e3 +
+                        (stop.tv_nsec - start.tv_nsec) * 1e-6;
+  // Spinning out would take ~180 ms (3 workers x 1 ms x 60 loops).
+  EXPECT_LT(cpu_ms, 60.0);
+  for (const auto &count : runs) ASSERT_EQ(count.load(), kLoops);
 }
 
 TEST(ThreadPoolTest, NestedCallRunsInline) {
