@@ -113,9 +113,11 @@ bool RegisterConvBenchmarks() {
   Register({1, 96, 56, 56, 1, 1, 1, 1, false, 24}, {kAuto});
   Register({1, 384, 14, 14, 1, 1, 1, 1, false, 96}, {kAuto});
   Register({1, 960, 7, 7, 1, 1, 1, 1, false, 160}, {kAuto});
-  // SqueezeNet 1.1: fire modules' 3x3 expand on 16 and 32 channels.
+  // SqueezeNet 1.1: fire modules' 3x3 expand on 16, 32, 48 and 64 channels.
   Register({1, 16, 55, 55, 3, 3, 1, 1, true, 64}, kWinograd);
   Register({1, 32, 27, 27, 3, 3, 1, 1, true, 128}, kWinograd);
+  Register({1, 48, 13, 13, 3, 3, 1, 1, true, 192}, kWinograd);
+  Register({1, 64, 13, 13, 3, 3, 1, 1, true, 256}, kWinograd);
   // Inception v3: VALID stem, 3x3 on 80 channels, 5x5, 1x7 / 7x1.
   Register({1, 3, 299, 299, 3, 3, 2, 1, false, 32}, kWindow);
   Register({1, 32, 149, 149, 3, 3, 1, 1, false, 32}, kWinograd);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "mace/kernels/conv_tasks.h"
 
@@ -304,11 +305,14 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
   const int64_t col_blocks = grid.col_blocks;
   const int64_t tasks = geo_.groups * pixel_tiles * col_blocks;
   const bool in_place = ReadsInputInPlace();
+  // The (group, tile) whose rows each slot's a_tile holds, kept across the
+  // chunks that claim the slot (a tile's column tasks often come one chunk
+  // each), as Winograd's transformed input.
+  std::vector<int64_t> gathered(grid.slots, -1);
 
   auto run_tasks =
       [&](int slot, int64_t begin, int64_t end) {
         float *a_tile = in_place ? nullptr : scratch + slot * tile_rows_ * k_;
-        int64_t gathered = -1;  // (group, tile) whose rows a_tile holds
         for (int64_t task = begin; task < end; ++task) {
           const int64_t group_tile = task / col_blocks;
           const int64_t group = group_tile / pixel_tiles;
@@ -321,9 +325,9 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
             a = input + pixel0 * geo_.in_c + group * in_per_group;
             lda = geo_.in_c;
           } else {
-            if (gathered != group_tile) {
+            if (gathered[slot] != group_tile) {
               GatherRows(input, group, pixel0, rows, a_tile);
-              gathered = group_tile;
+              gathered[slot] = group_tile;
             }
             a = a_tile;
             lda = k_;

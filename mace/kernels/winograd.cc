@@ -1,6 +1,7 @@
 #include "mace/kernels/winograd.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "mace/kernels/conv_tasks.h"
 #include "mace/kernels/winograd_transform.h"
@@ -197,13 +198,17 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
   const int64_t col_blocks = grid.col_blocks;
   const int64_t slot_floats =
       elements * block_tiles_ * (geo_.in_c + geo_.out_c);
+  // The tile block whose transformed input each slot's v holds, kept
+  // across the chunks that claim the slot: a tile block's column tasks
+  // often come one chunk each (SqueezeNet's 13x13 layers: one block of 49
+  // tiles, 6-8 column tasks), and each chunk transformed the input anew.
+  std::vector<int64_t> transformed(grid.slots, -1);
 
   ForEachSlotRange(
       pool, grid.slots, tile_blocks * col_blocks,
       [&](int slot, int64_t begin, int64_t end) {
         float *v = scratch + slot * slot_floats;
         float *m = v + elements * block_tiles_ * geo_.in_c;
-        int64_t transformed = -1;  // tile block whose input v holds
         for (int64_t task = begin; task < end; ++task) {
           const int64_t block = task / col_blocks;
           const int64_t col0 = task % col_blocks * col_block;
@@ -221,9 +226,9 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
           run.pad_left = geo_.pad_left;
           run.tile_begin = block * block_tiles_;
           run.tile_count = std::min(block_tiles_, tiles - run.tile_begin);
-          if (transformed != block) {
+          if (transformed[slot] != block) {
             transforms_->input(run, input, v);
-            transformed = block;
+            transformed[slot] = block;
           }
           for (int64_t xi = 0; xi < elements; ++xi) {
             SgemmColumns(run.tile_count, col0, col1, geo_.in_c,
