@@ -7,8 +7,6 @@ namespace {
 
 constexpr int64_t kAlignment = AlignedBuffer::kAlignment;
 constexpr int64_t kHugePageBytes = int64_t{2} << 20;
-// Packing can take more than the weights (Winograd's transformed filters
-// 1.8-4x): a quarter more keeps a model that packs little in one chunk.
 constexpr int64_t kMinChunkBytes = int64_t{64} << 10;
 // A chunk's unused tail costs nothing until touched, but at most this much
 // address space is reserved ahead.
@@ -18,6 +16,8 @@ int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
+// Packing can take more than the weights (Winograd's transformed filters
+// 1.8-4x): a quarter more keeps a model that packs little in one chunk.
 int64_t ChunkBytes(int64_t expected_bytes) {
   const int64_t wanted = std::clamp(expected_bytes + expected_bytes / 4,
                                     kMinChunkBytes, kMaxChunkBytes);
