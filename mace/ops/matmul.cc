@@ -184,21 +184,18 @@ class MatMulOp : public Operation {
   }
 
  private:
-  // The optional bias: float, 1-D, one value per column of C, and C must
-  // have columns (B of rank >= 2).
+  // The optional bias (float, as every input): one value per column of C,
+  // which has columns only with B of rank >= 2.
   MaceStatus CheckBias(const OpContext &context) const {
     if (context.num_inputs() < 3) return MaceStatus::MACE_SUCCESS;
-    const Tensor &bias = context.input(2);
     const Tensor &b = context.input(1);
-    if (bias.dtype() != DT_FLOAT || bias.rank() != 1 ||
-        bias.dim(0) != b_.cols || b.rank() < 2) {
-      return context.InvalidArgs(
-          "bias '", bias.name(), "' must be float [", b_.cols,
-          "] (one value per column of C, B of rank >= 2); got ",
-          DataTypeName(bias.dtype()), " ", ShapeToString(bias.shape()),
-          " with B of rank ", b.rank());
+    if (b.rank() < 2) {
+      return context.InvalidArgs("bias '", context.input(2).name(),
+                                 "' needs B of rank >= 2 (C has ",
+                                 "no columns with a 1-D B); B '", b.name(),
+                                 "' is ", ShapeToString(b.shape()));
     }
-    return MaceStatus::MACE_SUCCESS;
+    return ExpectVector(context, 2, "bias", b_.cols);
   }
 
   // A constant B shared by every batch (x @ W of a transformer's
