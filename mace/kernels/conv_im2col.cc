@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "mace/kernels/conv_tasks.h"
 
@@ -215,7 +214,7 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
 
   ForEachSlotRange(
       pool, grid.slots, out_rows * col_blocks,
-      [&](int slot, int64_t begin, int64_t end) {
+      [&](int slot, int64_t & /*held*/, int64_t begin, int64_t end) {
         float *padded = scratch + slot * slot_floats;
         for (int64_t task = begin; task < end; ++task) {
           const int64_t row = task / col_blocks;
@@ -305,13 +304,11 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
   const int64_t col_blocks = grid.col_blocks;
   const int64_t tasks = geo_.groups * pixel_tiles * col_blocks;
   const bool in_place = ReadsInputInPlace();
-  // The (group, tile) whose rows each slot's a_tile holds, kept across the
-  // chunks that claim the slot (a tile's column tasks often come one chunk
-  // each), as Winograd's transformed input.
-  std::vector<int64_t> gathered(grid.slots, -1);
 
-  auto run_tasks =
-      [&](int slot, int64_t begin, int64_t end) {
+  // `gathered`: the (group, tile) whose rows the slot's a_tile holds.
+  ForEachSlotRange(
+      pool, grid.slots, tasks,
+      [&](int slot, int64_t &gathered, int64_t begin, int64_t end) {
         float *a_tile = in_place ? nullptr : scratch + slot * tile_rows_ * k_;
         for (int64_t task = begin; task < end; ++task) {
           const int64_t group_tile = task / col_blocks;
@@ -325,9 +322,9 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
             a = input + pixel0 * geo_.in_c + group * in_per_group;
             lda = geo_.in_c;
           } else {
-            if (gathered[slot] != group_tile) {
+            if (gathered != group_tile) {
               GatherRows(input, group, pixel0, rows, a_tile);
-              gathered[slot] = group_tile;
+              gathered = group_tile;
             }
             a = a_tile;
             lda = k_;
@@ -339,8 +336,7 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
                        clamp, addend != nullptr ? addend + c0 : nullptr,
                        output + c0, geo_.out_c, epilogue);
         }
-      };
-  ForEachSlotRange(pool, grid.slots, tasks, run_tasks);
+      });
 }
 
 }  // namespace kernels

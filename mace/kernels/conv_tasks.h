@@ -19,17 +19,21 @@ namespace kernels {
 // Hands out `count` scratch areas to the chunks that run at the same time:
 // a chunk claims a free one for as long as it runs. Each thread runs one
 // chunk at a time, so with count >= the pool's threads a claim never waits.
+// Each area also records what it holds (held(slot), -1 at first), for the
+// next chunk that claims it; only the claiming thread touches it, and the
+// claim acquires what the releasing thread wrote.
 class ScratchSlots {
  public:
-  explicit ScratchSlots(int count) : busy_(count) {}
+  explicit ScratchSlots(int count) : slots_(count) {}
 
   int Claim() {
     for (;;) {
-      for (size_t slot = 0; slot < busy_.size(); ++slot) {
+      for (size_t slot = 0; slot < slots_.size(); ++slot) {
+        std::atomic<bool> &busy = slots_[slot].busy;
         bool expected = false;
-        if (!busy_[slot].load(std::memory_order_relaxed) &&
-            busy_[slot].compare_exchange_strong(expected, true,
-                                                std::memory_order_acquire)) {
+        if (!busy.load(std::memory_order_relaxed) &&
+            busy.compare_exchange_strong(expected, true,
+                                         std::memory_order_acquire)) {
           return static_cast<int>(slot);
         }
       }
@@ -38,17 +42,25 @@ class ScratchSlots {
   }
 
   void Release(int slot) {
-    busy_[slot].store(false, std::memory_order_release);
+    slots_[slot].busy.store(false, std::memory_order_release);
   }
 
+  int64_t &held(int slot) { return slots_[slot].held; }
+
  private:
-  std::vector<std::atomic<bool>> busy_;
+  struct Slot {
+    std::atomic<bool> busy{false};
+    int64_t held = -1;
+  };
+  std::vector<Slot> slots_;
 };
 
-// Calls fn(slot, begin, end) over contiguous ranges covering [0, tasks),
-// each range on one thread with scratch area `slot` (< slots) to itself
-// for the call, so a range may reuse work between neighbouring tasks (the
-// same input tile for two column blocks). The ranges are the pool's
+// Calls fn(slot, held, begin, end) over contiguous ranges covering
+// [0, tasks), each range on one thread with scratch area `slot` (< slots)
+// to itself for the call. `held` is what that area holds, as the last
+// range on the slot left it (-1 at first): a range may skip work an earlier
+// one on the same slot did (the same input tile for two column blocks,
+// whose tasks often come one chunk each). The ranges are the pool's
 // chunks: each thread starts with its own share of them and then helps
 // with the others', so a vCPU that is slowed or descheduled does not hold
 // the op while the other thread idles, as fixed halves did. The result
@@ -57,7 +69,8 @@ template <typename Fn>
 void ForEachSlotRange(ThreadPool *pool, int slots, int64_t tasks, Fn &&fn) {
   if (tasks <= 0) return;
   if (pool == nullptr || slots <= 1 || tasks == 1) {
-    fn(0, int64_t{0}, tasks);
+    int64_t held = -1;
+    fn(0, held, int64_t{0}, tasks);
     return;
   }
   ScratchSlots scratch(slots);
@@ -68,7 +81,7 @@ void ForEachSlotRange(ThreadPool *pool, int slots, int64_t tasks, Fn &&fn) {
       int slot;
       ~Release() { slots->Release(slot); }
     } release{&scratch, slot};
-    fn(slot, begin, end);
+    fn(slot, scratch.held(slot), begin, end);
   });
 }
 

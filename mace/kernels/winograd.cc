@@ -1,7 +1,6 @@
 #include "mace/kernels/winograd.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "mace/kernels/conv_tasks.h"
 #include "mace/kernels/winograd_transform.h"
@@ -198,15 +197,13 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
   const int64_t col_blocks = grid.col_blocks;
   const int64_t slot_floats =
       elements * block_tiles_ * (geo_.in_c + geo_.out_c);
-  // The tile block whose transformed input each slot's v holds, kept
-  // across the chunks that claim the slot: a tile block's column tasks
-  // often come one chunk each (SqueezeNet's 13x13 layers: one block of 49
-  // tiles, 6-8 column tasks), and each chunk transformed the input anew.
-  std::vector<int64_t> transformed(grid.slots, -1);
 
+  // `transformed`: the tile block whose input the slot's v holds (kept
+  // across chunks: SqueezeNet's 13x13 layers have one block of 49 tiles
+  // and 6-8 column tasks, one chunk each).
   ForEachSlotRange(
       pool, grid.slots, tile_blocks * col_blocks,
-      [&](int slot, int64_t begin, int64_t end) {
+      [&](int slot, int64_t &transformed, int64_t begin, int64_t end) {
         float *v = scratch + slot * slot_floats;
         float *m = v + elements * block_tiles_ * geo_.in_c;
         for (int64_t task = begin; task < end; ++task) {
@@ -226,9 +223,9 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
           run.pad_left = geo_.pad_left;
           run.tile_begin = block * block_tiles_;
           run.tile_count = std::min(block_tiles_, tiles - run.tile_begin);
-          if (transformed[slot] != block) {
+          if (transformed != block) {
             transforms_->input(run, input, v);
-            transformed[slot] = block;
+            transformed = block;
           }
           for (int64_t xi = 0; xi < elements; ++xi) {
             SgemmColumns(run.tile_count, col0, col1, geo_.in_c,

@@ -353,8 +353,9 @@ TEST(ConvKernelsTest, EvenBlocksEndOnWholeMicroKernelTiles) {
   }
 }
 
-// Every task runs once, and no two ranges that run at the same time share
-// a scratch slot, also when there are fewer slots than threads.
+// Every task runs once, no two ranges that run at the same time share a
+// scratch slot, also when there are fewer slots than threads, and each
+// range finds what the last range on its slot left there.
 TEST(ConvKernelsTest, SlotRangesCoverEveryTaskOnceWithExclusiveSlots) {
   for (int threads : {1, 2, 3}) {
     auto pool = StartPool(threads);
@@ -364,21 +365,29 @@ TEST(ConvKernelsTest, SlotRangesCoverEveryTaskOnceWithExclusiveSlots) {
         std::vector<std::atomic<bool>> in_use(slots);
         std::atomic<bool> shared{false};
         std::atomic<bool> out_of_range{false};
-        ForEachSlotRange(pool.get(), slots, tasks,
-                         [&](int slot, int64_t begin, int64_t end) {
-                           if (slot < 0 || slot >= slots) {
-                             out_of_range = true;
-                             return;
-                           }
-                           if (in_use[slot].exchange(true)) shared = true;
-                           for (int64_t t = begin; t < end; ++t) ++runs[t];
-                           std::this_thread::yield();
-                           in_use[slot] = false;
-                         });
+        std::vector<int64_t> last_held(slots, -1);
+        std::atomic<bool> lost{false};
+        ForEachSlotRange(
+            pool.get(), slots, tasks,
+            [&](int slot, int64_t &held, int64_t begin, int64_t end) {
+              if (slot < 0 || slot >= slots) {
+                out_of_range = true;
+                return;
+              }
+              if (in_use[slot].exchange(true)) shared = true;
+              // A slot holds what the last range on it left.
+              if (held != last_held[slot]) lost = true;
+              held = last_held[slot] = begin;
+              for (int64_t t = begin; t < end; ++t) ++runs[t];
+              std::this_thread::yield();
+              in_use[slot] = false;
+            });
         ASSERT_FALSE(out_of_range.load());
         EXPECT_FALSE(shared.load()) << threads << " threads, " << slots
                                     << " slots, " << tasks << " tasks";
         for (int64_t t = 0; t < tasks; ++t) ASSERT_EQ(runs[t].load(), 1);
+        EXPECT_FALSE(lost.load()) << threads << " threads, " << slots
+                                  << " slots, " << tasks << " tasks";
       }
     }
   }
