@@ -4,8 +4,8 @@
 // weight size (capped), so that a model's many packed matrices share a few
 // large mappings, which get transparent huge pages from 2 MiB
 // (aligned_buffer.h), instead of each array faulting in its own 4 KiB
-// pages: filling MobileNet-v2's 14 MB of panels took ~3,500 page faults,
-// about a third of its load.
+// pages (perf of MobileNet-v2's load: the packing was over half of it,
+// and half of the packing was the kernel faulting pages in).
 
 #ifndef MACE_CORE_PACKED_WEIGHT_ARENA_H_
 #define MACE_CORE_PACKED_WEIGHT_ARENA_H_

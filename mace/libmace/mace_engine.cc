@@ -72,9 +72,9 @@ class MappedFile {
     if (data_ != nullptr) munmap(data_, size_);
   }
   MaceStatus Map(const std::string &path) {
-    // Every weight is read at load (packing) or by the first run: mapping
-    // the whole file in one call costs a fraction of faulting it in 64 KiB
-    // at a time (MobileNet-v2: ~220 faults inside its weight packing).
+    // Every weight is read at load (packing) or by the first run: the
+    // whole file is mapped in one call rather than faulted in 64 KiB at a
+    // time inside the packing.
 #if defined(MAP_POPULATE)
     constexpr int kPopulate = MAP_POPULATE;
 #else
