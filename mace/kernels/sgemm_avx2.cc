@@ -33,17 +33,15 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
       acc1[r] = _mm256_add_ps(acc1[r], _mm256_loadu_ps(addend + r * ldc + 8));
     });
   }
-  for (int64_t p = 0; p < k; ++p) {
-    const __m256 b0 = _mm256_loadu_ps(b);
-    const __m256 b1 = _mm256_loadu_ps(b + 8);
-    b += kNr;
-    PrefetchStep(prefetch, p);
+  ForEachDepthStep(k, prefetch, [&](int64_t p) {
+    const __m256 b0 = _mm256_loadu_ps(b + p * kNr);
+    const __m256 b1 = _mm256_loadu_ps(b + p * kNr + 8);
     ForEachRow<kRows>([&](auto r) {
       const __m256 ar = _mm256_broadcast_ss(a + r * lda + p);
       acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);
       acc1[r] = _mm256_fmadd_ps(ar, b1, acc1[r]);
     });
-  }
+  });
   if (clamp != nullptr) {
     // max_ps returns its second operand when either is NaN.
     const __m256 lo = _mm256_set1_ps(clamp[0]);

@@ -46,17 +46,16 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
       }
     });
   }
-  for (int64_t p = 0; p < k; ++p) {
-    const __m512 b0 = _mm512_loadu_ps(b);
-    const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b + 16);
-    b += kNr;
-    PrefetchStep(prefetch, p);
+  auto step = [&](int64_t p) {
+    const __m512 b0 = _mm512_loadu_ps(b + p * kNr);
+    const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b + p * kNr + 16);
     ForEachRow<kRows>([&](auto r) {
       const __m512 ar = _mm512_set1_ps(a[r * lda + p]);
       acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
       if (!kHalf) acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
     });
-  }
+  };
+  ForEachDepthStep(k, prefetch, step);
   if (clamp != nullptr) {
     // max_ps returns its second operand when either is NaN.
     const __m512 lo = _mm512_set1_ps(clamp[0]);

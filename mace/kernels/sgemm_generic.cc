@@ -43,17 +43,15 @@ void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
       acc1[r] += Load4(addend + r * ldc + 4);
     });
   }
-  for (int64_t p = 0; p < k; ++p) {
-    const Float4 b0 = Load4(b);
-    const Float4 b1 = Load4(b + 4);
-    b += kNr;
-    PrefetchStep(prefetch, p);
+  ForEachDepthStep(k, prefetch, [&](int64_t p) {
+    const Float4 b0 = Load4(b + p * kNr);
+    const Float4 b1 = Load4(b + p * kNr + 4);
     ForEachRow<kRows>([&](auto r) {
       const float ar = a[r * lda + p];
       acc0[r] += ar * b0;
       acc1[r] += ar * b1;
     });
-  }
+  });
   if (clamp != nullptr) {
     // A comparison with NaN is false: NaN becomes lo.
     const Float4 lo = {clamp[0], clamp[0], clamp[0], clamp[0]};

@@ -38,13 +38,12 @@ void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
       acc3[r] = vaddq_f32(acc3[r], vld1q_f32(addend + r * ldc + 12));
     });
   }
-  for (int64_t p = 0; p < k; ++p) {
-    const float32x4_t b0 = vld1q_f32(b);
-    const float32x4_t b1 = vld1q_f32(b + 4);
-    const float32x4_t b2 = vld1q_f32(b + 8);
-    const float32x4_t b3 = vld1q_f32(b + 12);
-    b += kNr;
-    PrefetchStep(prefetch, p);
+  ForEachDepthStep(k, prefetch, [&](int64_t p) {
+    const float *row = b + p * kNr;
+    const float32x4_t b0 = vld1q_f32(row);
+    const float32x4_t b1 = vld1q_f32(row + 4);
+    const float32x4_t b2 = vld1q_f32(row + 8);
+    const float32x4_t b3 = vld1q_f32(row + 12);
     ForEachRow<kRows>([&](auto r) {
       const float ar = a[r * lda + p];
       acc0[r] = vfmaq_n_f32(acc0[r], b0, ar);
@@ -52,7 +51,7 @@ void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
       acc2[r] = vfmaq_n_f32(acc2[r], b2, ar);
       acc3[r] = vfmaq_n_f32(acc3[r], b3, ar);
     });
-  }
+  });
   if (clamp != nullptr) {
     // The "nm" forms return the number when one operand is NaN.
     const float32x4_t lo = vdupq_n_f32(clamp[0]);

@@ -38,10 +38,40 @@ inline __attribute__((always_inline)) void PrefetchToL2(const char *line) {
   __builtin_prefetch(line, 0, 2);
 }
 
-// The k-step loops' prefetch: step p's line of the region, if there is one.
-inline __attribute__((always_inline)) void PrefetchStep(const char *prefetch,
-                                                        int64_t p) {
-  if (prefetch != nullptr) PrefetchToL2(prefetch + p * kSgemmPrefetchStride);
+// The micro-kernels' depth loop: step(p) for p = 0 .. k - 1, with line p
+// of the prefetch region (if any) asked for on the way. Four steps per
+// trip, and the prefetch test outside the loop: with one step per trip the
+// counter, the branch and that test took a quarter of the AVX-512 kernel's
+// instructions, and unrolling made ResNet-50's and MobileNet-v1's
+// pointwise layers with K = 512-1024 5-9% faster (op benchmarks, 1
+// thread).
+template <typename Step>
+inline __attribute__((always_inline)) void ForEachDepthStep(
+    int64_t k, const char *prefetch, Step &&step) {
+  int64_t p = 0;
+  if (prefetch != nullptr) {
+    for (; p + 4 <= k; p += 4) {
+      for (int64_t u = 0; u < 4; ++u) {
+        PrefetchToL2(prefetch + (p + u) * kSgemmPrefetchStride);
+      }
+      step(p);
+      step(p + 1);
+      step(p + 2);
+      step(p + 3);
+    }
+    for (; p < k; ++p) {
+      PrefetchToL2(prefetch + p * kSgemmPrefetchStride);
+      step(p);
+    }
+    return;
+  }
+  for (; p + 4 <= k; p += 4) {
+    step(p);
+    step(p + 1);
+    step(p + 2);
+    step(p + 3);
+  }
+  for (; p < k; ++p) step(p);
 }
 
 constexpr int kSgemmMaxMr = 8;
