@@ -48,6 +48,7 @@ MaceStatus Net::Init(NetDef net, const unsigned char *weights,
   MACE_RETURN_IF_ERROR(ResolveIo(input_names, output_names));
   MACE_RETURN_IF_ERROR(
       PrepareOps(NeededOps(), op_factory, thread_pool, packed_weights));
+  PlanInPlaceJoins();
   PlanBuffers();
   VLOG(1) << "net '" << net_.name() << "': " << steps_.size()
           << " steps, arena " << plan_.arena_bytes << " bytes";
@@ -217,6 +218,42 @@ MaceStatus Net::FoldConstantStep(Step *step) {
   return MaceStatus::MACE_SUCCESS;
 }
 
+void Net::PlanInPlaceJoins() {
+  written_in_place_.clear();
+  std::unordered_map<const Tensor *, int> uses;
+  std::unordered_map<const Tensor *, int> producer;
+  for (int i = 0; i < static_cast<int>(steps_.size()); ++i) {
+    const OpContext &context = *steps_[i].context;
+    for (int j = 0; j < context.num_inputs(); ++j) ++uses[&context.input(j)];
+    if (context.num_outputs() > 0) producer[&context.output(0)] = i;
+  }
+  for (const std::string &name : outputs_) ++uses[tensors_.at(name).get()];
+  for (Step &step : steps_) {
+    OpContext *join = step.context.get();
+    const Tensor &whole = *join->output(0);
+    if (!step.op->JoinsInputsAlongLastAxis() || whole.dtype() != DT_FLOAT ||
+        whole.rank() < 1) {
+      continue;
+    }
+    const int64_t row = whole.dim(whole.rank() - 1);
+    int64_t column = 0;  // where input j starts along the last axis
+    for (int j = 0; j < join->num_inputs(); ++j) {
+      const Tensor *input = &join->input(j);
+      const int64_t width = input->dim(input->rank() - 1);
+      auto made_by = producer.find(input);
+      // Its only reader is this join, and a producer that can write there.
+      if (made_by != producer.end() && uses[input] == 1 && width > 0 &&
+          steps_[made_by->second].op->WritesStridedOutput()) {
+        steps_[made_by->second].context->set_output_row_stride(row);
+        join->set_input_in_place(j);
+        written_in_place_[input] =
+            InPlaceInput{&whole, column * static_cast<int64_t>(sizeof(float))};
+      }
+      column += width;
+    }
+  }
+}
+
 void Net::PlanBuffers() {
   const int num_steps = static_cast<int>(steps_.size());
   // Hash tables: a transformer's 70 steps spent a tenth of their load in
@@ -263,7 +300,20 @@ void Net::PlanBuffers() {
       const Tensor *input0 =
           context->num_inputs() > 0 ? &context->input(0) : nullptr;
       int buffer = -1;
-      if (j == 0 && input0 != nullptr && memory == OutputMemory::kAliasInput0) {
+      int64_t offset = 0;
+      auto in_place = written_in_place_.find(output);
+      if (in_place != written_in_place_.end()) {
+        // The joined tensor's buffer, live from its first producer on.
+        const Tensor *whole = in_place->second.whole;
+        auto it = buffer_of.find(whole);
+        buffer =
+            it != buffer_of.end() ? it->second : new_buffer(whole->bytes(), i);
+        buffer_of[whole] = buffer;
+        offset = in_place->second.offset;
+      } else if (buffer_of.count(output) > 0) {
+        buffer = buffer_of.at(output);  // a join, created by its producers
+      } else if (j == 0 && input0 != nullptr &&
+                 memory == OutputMemory::kAliasInput0) {
         auto it = buffer_of.find(input0);
         if (it == buffer_of.end()) continue;  // rebound from input at Run
         buffer = it->second;
@@ -277,11 +327,11 @@ void Net::PlanBuffers() {
       }
       buffer_of[output] = buffer;
       members[buffer].push_back(output);
-      placements_.push_back(Placement{output, i, buffer});
+      placements_.push_back(Placement{output, i, buffer, offset});
     }
     if (context->scratch_bytes() > 0) {
       placements_.push_back(
-          Placement{nullptr, i, new_buffer(context->scratch_bytes(), i)});
+          Placement{nullptr, i, new_buffer(context->scratch_bytes(), i), 0});
     }
   }
   for (size_t b = 0; b < requests.size(); ++b) {
@@ -298,7 +348,8 @@ void Net::PlanBuffers() {
 
 void Net::BindArena(uint8_t *arena) {
   for (const Placement &placement : placements_) {
-    uint8_t *address = arena + plan_.offsets[placement.buffer];
+    uint8_t *address =
+        arena + plan_.offsets[placement.buffer] + placement.offset;
     if (placement.tensor != nullptr) {
       placement.tensor->BindData(address);
     } else {

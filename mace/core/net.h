@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "mace/core/memory_planner.h"
@@ -63,6 +64,11 @@ class Net {
   MaceStatus Run(RunMetadata *run_metadata);
 
   int num_steps() const { return static_cast<int>(steps_.size()); }
+  // Inputs of joining ops (Concat along the last axis) that their
+  // producers write straight into the joined tensor.
+  int inputs_written_in_place() const {
+    return static_cast<int>(written_in_place_.size());
+  }
 
  private:
   struct Step {
@@ -74,6 +80,12 @@ class Net {
     Tensor *tensor;  // nullptr for an op's scratch
     int step;
     int buffer;
+    int64_t offset;  // bytes into the buffer
+  };
+  // Where a producer writes a joining op's input: inside its output.
+  struct InPlaceInput {
+    const Tensor *whole;
+    int64_t offset;  // bytes
   };
 
   MaceStatus LoadTensors(const unsigned char *weights, int64_t weights_size,
@@ -85,6 +97,7 @@ class Net {
                         const OpFactory &op_factory, ThreadPool *thread_pool,
                         PackedWeightStore *packed_weights);
   MaceStatus FoldConstantStep(Step *step);
+  void PlanInPlaceJoins();
   void PlanBuffers();
   static OperatorStats DescribeStep(const Step &step);
 
@@ -96,6 +109,7 @@ class Net {
   std::vector<std::string> outputs_;
   std::vector<Step> steps_;
   std::vector<Placement> placements_;
+  std::unordered_map<const Tensor *, InPlaceInput> written_in_place_;
   MemoryPlan plan_;
 };
 

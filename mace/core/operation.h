@@ -71,6 +71,21 @@ class OpContext {
     packed_weights_ = std::move(source);
   }
 
+  // In-place concatenation (planned by Net, see Operation::
+  // JoinsInputsAlongLastAxis): output 0's rows along its last dim lie
+  // output_row_stride() floats apart (0: packed, the dim itself), inside
+  // the joined tensor; and input i of a joining op was written straight
+  // into its output by its producer (input_in_place), so Run skips it.
+  int64_t output_row_stride() const { return output_row_stride_; }
+  void set_output_row_stride(int64_t stride) { output_row_stride_ = stride; }
+  bool input_in_place(int i) const {
+    return i < static_cast<int>(inputs_in_place_.size()) && inputs_in_place_[i];
+  }
+  void set_input_in_place(int i) {
+    inputs_in_place_.resize(inputs_.size(), false);
+    inputs_in_place_[i] = true;
+  }
+
   // Scratch memory: requested in Prepare, valid during Run (arena memory
   // shared with other ops' scratch, contents not kept between runs).
   void RequestScratch(int64_t bytes) {
@@ -119,6 +134,8 @@ class OpContext {
   int64_t scratch_bytes_ = 0;
   void *scratch_ = nullptr;
   bool will_run_ = true;
+  int64_t output_row_stride_ = 0;
+  std::vector<bool> inputs_in_place_;
   std::unique_ptr<PackedWeightSource> packed_weights_;
 };
 
@@ -130,6 +147,15 @@ class Operation {
   virtual MaceStatus Run(OpContext *context) = 0;
 
   virtual OutputMemory output_memory() const { return OutputMemory::kOwn; }
+  // In-place concatenation: an op whose output 0 is its inputs joined
+  // along their last axis (after Prepare) lets Net have the producers of
+  // those inputs that WritesStridedOutput write straight into its output,
+  // each at its offset along that axis; its Run then copies only the
+  // other inputs (OpContext::input_in_place). Saves a pass over the
+  // joined tensor: SqueezeNet's Concats were 5% of the model.
+  virtual bool JoinsInputsAlongLastAxis() const { return false; }
+  // Whether Run honours OpContext::output_row_stride() for output 0.
+  virtual bool WritesStridedOutput() const { return false; }
   // Multiply-accumulates of one run (for benchmarks); valid after Prepare.
   virtual int64_t MacCount(const OpContext &context) const { return 0; }
 };

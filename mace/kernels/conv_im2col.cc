@@ -199,7 +199,8 @@ int64_t Im2colConv::WindowRowsScratchFloats() const {
 
 void Im2colConv::RunWindowRows(const float *input, const float *bias,
                                const float *clamp, const float *addend,
-                               float *output, float *scratch, ThreadPool *pool,
+                               float *output, int64_t out_stride,
+                               float *scratch, ThreadPool *pool,
                                const SgemmEpilogue *epilogue) const {
   const ConvGeometry &g = geo_;
   const int64_t out_rows = g.batch * g.out_h;
@@ -236,12 +237,12 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
           auto multiply = [&](int64_t first, int64_t last,
                               const float *const *runs) {
             if (first >= last) return;
-            const int64_t at = (pixel0 + first) * g.out_c;
+            const int64_t at = (pixel0 + first) * out_stride;
             SgemmColumnsInRuns(last - first, col0, col1,
                                SgemmARuns{runs, kernel_h, g.kernel_w * g.in_c},
                                lda, packed_[0], bias, clamp,
                                addend != nullptr ? addend + at : nullptr,
-                               output + at, g.out_c, epilogue);
+                               output + at, out_stride, epilogue);
           };
           // The edge pixels read past the input's width: their window rows
           // are copied with the padding's zeros, together with interior
@@ -288,10 +289,12 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
 }
 
 void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
-                     const float *addend, float *output, float *scratch,
-                     ThreadPool *pool, const SgemmEpilogue *epilogue) const {
+                     const float *addend, float *output, int64_t out_stride,
+                     float *scratch, ThreadPool *pool,
+                     const SgemmEpilogue *epilogue) const {
   if (ReadsWindowRowsInPlace()) {
-    RunWindowRows(input, bias, clamp, addend, output, scratch, pool, epilogue);
+    RunWindowRows(input, bias, clamp, addend, output, out_stride, scratch, pool,
+                  epilogue);
     return;
   }
   const int64_t out_per_group = geo_.out_c / geo_.groups;
@@ -329,12 +332,12 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
             a = a_tile;
             lda = k_;
           }
-          const int64_t c0 = pixel0 * geo_.out_c + group * out_per_group;
+          const int64_t c0 = pixel0 * out_stride + group * out_per_group;
           SgemmColumns(rows, col0, std::min(col0 + col_block, out_per_group),
                        k_, a, lda, packed_[group],
                        bias != nullptr ? bias + group * out_per_group : nullptr,
                        clamp, addend != nullptr ? addend + c0 : nullptr,
-                       output + c0, geo_.out_c, epilogue);
+                       output + c0, out_stride, epilogue);
         }
       });
 }

@@ -61,12 +61,15 @@ class Im2colConv {
   int64_t ScratchBytes() const;
 
   // output[N, out_h, out_w, out_c] = conv(input) + bias + addend (bias,
-  // addend null: none; the addend of the output's shape), clamped as
-  // SgemmClamped (clamp null: not); epilogue (may be null) sees each
-  // finished block of the output (rows = pixels, ldc = out_c), with c
-  // pointing into `output`.
+  // addend null: none; the addend laid out as the output), clamped as
+  // SgemmClamped (clamp null: not), with the output's pixels out_stride
+  // floats apart (>= out_c: out_c, or inside a tensor joined along
+  // channels); epilogue (may be null) sees each finished block of the
+  // output (rows = pixels, ldc = out_stride), with c pointing into
+  // `output`.
   void Run(const float *input, const float *bias, const float *clamp,
-           const float *addend, float *output, float *scratch, ThreadPool *pool,
+           const float *addend, float *output, int64_t out_stride,
+           float *scratch, ThreadPool *pool,
            const SgemmEpilogue *epilogue) const;
 
   bool initialized() const { return !packed_.empty(); }
@@ -103,8 +106,9 @@ class Im2colConv {
   // as one run per window row (SgemmARuns), read in place between the
   // edges and from a zero-padded copy at them.
   void RunWindowRows(const float *input, const float *bias, const float *clamp,
-                     const float *addend, float *output, float *scratch,
-                     ThreadPool *pool, const SgemmEpilogue *epilogue) const;
+                     const float *addend, float *output, int64_t out_stride,
+                     float *scratch, ThreadPool *pool,
+                     const SgemmEpilogue *epilogue) const;
 
   ConvGeometry geo_;
   int64_t k_ = 0;          // GEMM depth: kernel_h * kernel_w * in_c / groups

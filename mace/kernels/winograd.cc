@@ -186,7 +186,7 @@ int64_t WinogradConv::ScratchBytes() const {
 }
 
 void WinogradConv::Run(const float *input, const float *bias, float *output,
-                       float *scratch, ThreadPool *pool,
+                       int64_t out_stride, float *scratch, ThreadPool *pool,
                        const SgemmEpilogue *epilogue) const {
   const int64_t elements = tile_t_ * tile_t_;
   const int64_t tiles = TileCount();
@@ -217,6 +217,7 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
           run.out_h = geo_.out_h;
           run.out_w = geo_.out_w;
           run.out_c = geo_.out_c;
+          run.out_stride = out_stride;
           run.tiles_h = tiles_h_;
           run.tiles_w = tiles_w_;
           run.pad_top = geo_.pad_top;
@@ -247,8 +248,8 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
             for (int64_t r = 0; r < rows; ++r) {
               float *pixel =
                   output +
-                  ((n * geo_.out_h + oh0 + r) * geo_.out_w + ow0) * geo_.out_c;
-              (*epilogue)(pixel + col0, cols, col1 - col0, geo_.out_c);
+                  ((n * geo_.out_h + oh0 + r) * geo_.out_w + ow0) * out_stride;
+              (*epilogue)(pixel + col0, cols, col1 - col0, out_stride);
             }
           }
         }

@@ -67,10 +67,11 @@ class WinogradConv {
 
   int64_t ScratchBytes() const;
 
-  // As Im2colConv::Run; the epilogue sees one output row of a tile at a
-  // time.
-  void Run(const float *input, const float *bias, float *output, float *scratch,
-           ThreadPool *pool, const SgemmEpilogue *epilogue) const;
+  // As Im2colConv::Run (without addend); the epilogue sees one output row
+  // of a tile at a time.
+  void Run(const float *input, const float *bias, float *output,
+           int64_t out_stride, float *scratch, ThreadPool *pool,
+           const SgemmEpilogue *epilogue) const;
 
   int tile_m() const { return tile_m_; }
   bool initialized() const { return !packed_.empty(); }

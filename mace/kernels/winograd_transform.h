@@ -92,6 +92,9 @@ struct WinogradMatrices<6> {
 // th * m - pad_top .. + m + 1 (likewise for columns).
 struct WinogradTileRun {
   int64_t in_h, in_w, in_c, out_h, out_w, out_c;
+  // Floats between neighbouring pixels of the output (>= out_c: inside a
+  // tensor joined along channels).
+  int64_t out_stride;
   int64_t tiles_h, tiles_w, pad_top, pad_left;
   int64_t tile_begin, tile_count;
 };
@@ -102,7 +105,8 @@ using WinogradInputFn = void (*)(const WinogradTileRun &run, const float *input,
                                  float *v);
 // Output transform of a tile run, channels [oc_begin, oc_end): reads
 // m[xi][i][oc] (row stride out_c), adds bias (null: none) and writes the
-// tiles' in-bounds pixels of output [N, out_h, out_w, out_c].
+// tiles' in-bounds pixels of output [N, out_h, out_w, out_c] (pixels
+// out_stride floats apart).
 using WinogradOutputFn = void (*)(const WinogradTileRun &run, const float *m,
                                   const float *bias, int64_t oc_begin,
                                   int64_t oc_end, float *output);
@@ -331,7 +335,7 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
     const int64_t rows = std::min<int64_t>(kM, run.out_h - oh0);
     const int64_t cols = std::min<int64_t>(kM, run.out_w - ow0);
     float *origin =
-        output + ((n * run.out_h + oh0) * run.out_w + ow0) * run.out_c;
+        output + ((n * run.out_h + oh0) * run.out_w + ow0) * run.out_stride;
     for (int64_t c0 = oc_begin; c0 < oc_end; c0 += kWinogradLanes) {
       const int64_t lanes = std::min<int64_t>(kWinogradLanes, oc_end - c0);
       const float *src = m + i * run.out_c + c0;
@@ -357,7 +361,7 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
       LoadLanes(lane_values, &b);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < cols; ++c) {
-          float *dst = origin + (r * run.out_w + c) * run.out_c + c0;
+          float *dst = origin + (r * run.out_w + c) * run.out_stride + c0;
           const WinogradVec value = y[r * kM + c] + b;
           if (lanes == kWinogradLanes) {
             StoreLanes(dst, value);

@@ -45,8 +45,11 @@ class ConcatOp : public Operation {
     Tensor *output = context->output(0);
     output->set_dtype(first.dtype());
     output->set_shape(out_shape);
+    joins_last_axis_ = axis == first.rank() - 1;
     return MaceStatus::MACE_SUCCESS;
   }
+
+  bool JoinsInputsAlongLastAxis() const override { return joins_last_axis_; }
 
   MaceStatus Run(OpContext *context) override {
     ConcatRows(context, rows_, row_bytes_);
@@ -73,6 +76,7 @@ class ConcatOp : public Operation {
 
   int64_t rows_ = 0;
   std::vector<int64_t> row_bytes_;
+  bool joins_last_axis_ = false;
 };
 
 }  // namespace

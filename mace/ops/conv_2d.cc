@@ -74,6 +74,11 @@ class Conv2dOp : public Operation {
         fused_add_ ? context->input(context->num_inputs() - 1).data<float>()
                    : nullptr;
     if (winograd_.initialized() || im2col_.initialized()) {
+      // Pixels of a Concat's input written in place lie further apart
+      // (WritesStridedOutput excludes the addend, laid out packed).
+      const int64_t out_stride = context->output_row_stride() > 0
+                                     ? context->output_row_stride()
+                                     : dims_.out_c;
       const Activation act = activation_;
       // Winograd adds the addend in its epilogue, after the output
       // transform; im2col in the GEMM's registers.
@@ -89,7 +94,8 @@ class Conv2dOp : public Operation {
       const float *input = context->input(0).data<float>();
       float *scratch = context->scratch<float>();
       if (winograd_.initialized()) {
-        winograd_.Run(input, bias, output, scratch, context->thread_pool(),
+        winograd_.Run(input, bias, output, out_stride, scratch,
+                      context->thread_pool(),
                       activated || addend != nullptr ? &epilogue : nullptr);
       } else {
         // ReLU / ReLU6 clamp in the GEMM's registers; others are an
@@ -97,7 +103,7 @@ class Conv2dOp : public Operation {
         float clamp[2];
         const bool clamped = ToClampBounds(act, clamp);
         im2col_.Run(input, bias, clamped ? clamp : nullptr, addend, output,
-                    scratch, context->thread_pool(),
+                    out_stride, scratch, context->thread_pool(),
                     activated && !clamped ? &epilogue : nullptr);
       }
       return MaceStatus::MACE_SUCCESS;
@@ -115,6 +121,12 @@ class Conv2dOp : public Operation {
                   dims_.batch * dims_.out_h * dims_.out_w, dims_.out_c,
                   dims_.out_c, addend);
     return MaceStatus::MACE_SUCCESS;
+  }
+
+  // The packed kernels write any pixel stride; the reference path and a
+  // fused addend (laid out packed) do not.
+  bool WritesStridedOutput() const override {
+    return (winograd_.initialized() || im2col_.initialized()) && !fused_add_;
   }
 
   int64_t MacCount(const OpContext &context) const override {

@@ -137,15 +137,61 @@ double WorstRelativeError(const Problem &p, const std::vector<float> &got) {
   return worst;
 }
 
-// Either kernel without a clamp (only im2col takes one).
+// Either kernel without a clamp (only im2col takes one); out_stride 0
+// means out_c.
 void RunConv(const Im2colConv &kernel, const Problem &p, float *output,
-             float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue) {
-  kernel.Run(p.input.data(), p.bias.data(), nullptr, nullptr, output, scratch,
-             pool, epilogue);
+             float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue,
+             int64_t out_stride = 0) {
+  kernel.Run(p.input.data(), p.bias.data(), nullptr, nullptr, output,
+             out_stride > 0 ? out_stride : p.geo.out_c, scratch, pool,
+             epilogue);
 }
 void RunConv(const WinogradConv &kernel, const Problem &p, float *output,
-             float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue) {
-  kernel.Run(p.input.data(), p.bias.data(), output, scratch, pool, epilogue);
+             float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue,
+             int64_t out_stride = 0) {
+  kernel.Run(p.input.data(), p.bias.data(), output,
+             out_stride > 0 ? out_stride : p.geo.out_c, scratch, pool,
+             epilogue);
+}
+
+// The kernel writing its output inside a wider tensor (pixels out_c + 11
+// floats apart, from channel 5 on, as a Concat's input written in place),
+// with an epilogue that negates each block: every pixel's channels equal
+// the packed run's, bit for bit, and the 11 channels around them keep
+// their sentinel.
+template <typename Kernel>
+void ExpectStridedMatchesPacked(const Kernel &kernel, const Problem &p,
+                                const std::string &what) {
+  const int64_t out_c = p.geo.out_c;
+  const int64_t pixels = static_cast<int64_t>(p.expected.size()) / out_c;
+  const int64_t stride = out_c + 11, offset = 5;
+  std::vector<float> scratch(kernel.ScratchBytes() / sizeof(float) + 1);
+  auto negate = [](float *c, int64_t rows, int64_t cols, int64_t ldc) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = -c[r * ldc + j];
+  };
+  const SgemmEpilogue epilogue(negate);
+  for (int threads : {1, 2}) {
+    auto pool = StartPool(threads);
+    std::vector<float> packed(p.expected.size(), NAN);
+    RunConv(kernel, p, packed.data(), scratch.data(), pool.get(), &epilogue);
+    const float sentinel = 1234.5f;
+    std::vector<float> wide(pixels * stride, sentinel);
+    RunConv(kernel, p, wide.data() + offset, scratch.data(), pool.get(),
+            &epilogue, stride);
+    for (int64_t px = 0; px < pixels; ++px) {
+      for (int64_t c = 0; c < stride; ++c) {
+        const float got = wide[px * stride + c];
+        if (c < offset || c >= offset + out_c) {
+          ASSERT_EQ(got, sentinel) << what << " pixel " << px << " gap " << c;
+        } else {
+          ASSERT_EQ(got, packed[px * out_c + c - offset])
+              << what << " threads=" << threads << " pixel " << px
+              << " channel " << c - offset;
+        }
+      }
+    }
+  }
 }
 
 // Runs `kernel` (Im2colConv or WinogradConv, initialised for 3 threads)
@@ -230,7 +276,7 @@ TEST(ConvKernelsTest, Im2colClampMatchesClampedFloat64) {
       std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
       std::vector<float> output(p.expected.size(), NAN);
       conv.Run(p.input.data(), p.bias.data(), clamp, nullptr, output.data(),
-               scratch.data(), pool.get(), nullptr);
+               p.geo.out_c, scratch.data(), pool.get(), nullptr);
       for (size_t i = 0; i < output.size(); ++i) {
         const double want = std::fmin(std::fmax(p.expected[i], 0.0), 0.3);
         ASSERT_NEAR(output[i], want, 1e-6 * p.magnitude[i] + 1e-30)
@@ -258,7 +304,8 @@ TEST(ConvKernelsTest, Im2colAddendMatchesFloat64) {
                                   static_cast<const float *>(clamp)}) {
         std::vector<float> output(p.expected.size(), NAN);
         conv.Run(p.input.data(), p.bias.data(), bounds, addend.data(),
-                 output.data(), scratch.data(), pool.get(), nullptr);
+                 output.data(), p.geo.out_c, scratch.data(), pool.get(),
+                 nullptr);
         for (size_t i = 0; i < output.size(); ++i) {
           double want = p.expected[i] + addend[i];
           if (bounds != nullptr) want = std::fmin(std::fmax(want, 0.0), 0.3);
@@ -483,6 +530,29 @@ TEST(ConvKernelsTest, EpilogueSeesEveryOutputOnceAfterItIsFinal) {
     conv.Init(p.geo, tile_m, p.filter.data(), isa, 2);
     ExpectEpilogueCoversOutputOnce(conv, p, WinogradTolerance(tile_m),
                                    "winograd " + std::to_string(tile_m));
+  }
+}
+
+// Output inside a wider tensor (a Concat's input written in place): every
+// im2col path (gathered tiles, input read in place, window rows, groups)
+// and every Winograd tile, on the selected ISA.
+TEST(ConvKernelsTest, StridedOutputMatchesPackedAndLeavesTheRestAlone) {
+  std::mt19937 rng(17);
+  const SgemmIsa isa = SelectedSgemmIsa();
+  for (const Case &c : Im2colCases()) {
+    const Problem p = MakeProblem(c, &rng);
+    Im2colConv conv;
+    ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 2));
+    ExpectStridedMatchesPacked(conv, p, "im2col " + Describe(c));
+  }
+  for (const Case &c : WinogradCases()) {
+    const Problem p = MakeProblem(c, &rng);
+    for (int tile_m : {2, 4, 6}) {
+      WinogradConv conv;
+      ASSERT_TRUE(conv.Init(p.geo, tile_m, p.filter.data(), isa, 2));
+      ExpectStridedMatchesPacked(
+          conv, p, "F(" + std::to_string(tile_m) + ",3) " + Describe(c));
+    }
   }
 }
 

@@ -51,11 +51,19 @@ inline int64_t DimProduct(const Shape &shape, int begin, int end) {
 
 // Each tensor viewed as `rows` rows: output 0's row r is the concatenation
 // of row r of every input, input i's rows being row_bytes[i] long. For
-// Concat and Stack.
+// Concat and Stack. Inputs their producers wrote in place
+// (OpContext::input_in_place) are skipped.
 inline void ConcatRows(OpContext *context, int64_t rows,
                        const std::vector<int64_t> &row_bytes) {
   int64_t out_row_bytes = 0;
-  for (int64_t b : row_bytes) out_row_bytes += b;
+  bool any_to_copy = false;
+  for (size_t i = 0; i < row_bytes.size(); ++i) {
+    out_row_bytes += row_bytes[i];
+    any_to_copy =
+        any_to_copy ||
+        (row_bytes[i] > 0 && !context->input_in_place(static_cast<int>(i)));
+  }
+  if (!any_to_copy) return;
   uint8_t *out = static_cast<uint8_t *>(context->output(0)->raw_mutable_data());
   const int64_t grain =
       std::max<int64_t>(1, 16384 / std::max<int64_t>(out_row_bytes, 1));
@@ -64,7 +72,11 @@ inline void ConcatRows(OpContext *context, int64_t rows,
         for (int64_t r = begin; r < end; ++r) {
           uint8_t *dst = out + r * out_row_bytes;
           for (size_t i = 0; i < row_bytes.size(); ++i) {
-            if (row_bytes[i] == 0) continue;
+            if (row_bytes[i] == 0 ||
+                context->input_in_place(static_cast<int>(i))) {
+              dst += row_bytes[i];
+              continue;
+            }
             const uint8_t *src = static_cast<const uint8_t *>(
                 context->input(static_cast<int>(i)).raw_data());
             std::memcpy(dst, src + r * row_bytes[i], row_bytes[i]);
