@@ -9,8 +9,8 @@
 // place, never packed. A panel with at most nr / 2 real columns goes to the
 // family's half-width kernels where it has them; other column edges (n not
 // a multiple of the width written) go through a stack tile, row edges
-// through the kernel for fewer rows, so nothing is read or written past the
-// matrices.
+// through the kernels for fewer rows (a short last tile evened with the one
+// before it, TileHeight), so nothing is read or written past the matrices.
 
 #include <algorithm>
 #include <cstring>
@@ -28,6 +28,17 @@ const SgemmUkernels &UkernelsOrGeneric(SgemmIsa isa) {
   const SgemmUkernels *ukernels =
       SgemmIsaAvailable(isa) ? SgemmUkernelsFor(isa) : nullptr;
   return ukernels != nullptr ? *ukernels : SgemmUkernels4x8Generic();
+}
+
+// Rows of the next micro-kernel call when `left` rows remain: mr, except
+// that a short last tile shares the last two tiles' rows with the one
+// before it (8 + 1 -> 5 + 4): a kernel call of one or two rows waits on
+// its few accumulators' FMA latency and costs about half a full one, as
+// the 49 rows of a 7x7 output have it.
+int64_t TileHeight(int64_t left, int64_t mr) {
+  if (left <= mr) return left;
+  if (left >= 2 * mr || left - mr >= mr / 2) return mr;
+  return (left + 1) / 2;
 }
 
 // Computes C's block [row0, row0 + rows) x [col0, col0 + cols) (col0 a
@@ -74,8 +85,8 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
       std::fill(edge_bias + jn, edge_bias + nr, 0.0f);
       panel_bias = edge_bias;
     }
-    for (int64_t i = row0; i < row0 + rows; i += mr) {
-      const int64_t in = std::min(mr, row0 + rows - i);
+    for (int64_t i = row0; i < row0 + rows;) {
+      const int64_t in = TileHeight(row0 + rows - i, mr);
       const SgemmUkernelFn kernel = half ? uk.half_by_rows[in] : uk.by_rows[in];
       const char *prefetch = nullptr;
       if (next_panel != nullptr && prefetched + prefetch_bytes <= panel_bytes) {
@@ -116,6 +127,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
                       jn * sizeof(float));
         }
       }
+      i += in;
     }
   }
   if (epilogue != nullptr) (*epilogue)(c + row0 * ldc + col0, rows, cols, ldc);
