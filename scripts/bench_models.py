@@ -34,8 +34,9 @@ Method
     `mace run --help` (the binary alone).
   * GFLOP/s = 2 x MACs (Conv, ConvTranspose, Gemm, MatMul counted from the
     ONNX graph, scripts/bench_machine.py) / median latency; % of the fp32
-    peak of the cores used (threads x clock x FLOP/cycle, the FMA-unit
-    assumption printed).
+    peak of the cores used: threads x one core's peak measured by a
+    register-only FMA loop (scripts/fma_peak.c), or where that cannot be
+    built threads x clock x FLOP/cycle (the assumption printed).
   * Correctness: each engine's output (first repeat) against ONNX Runtime's
     reference output in the zoo (output_<name>.npy, scripts/zoo_reference.py):
     cosine < --min-cosine marks the row WRONG-OUTPUT (its time still shown,
@@ -648,7 +649,6 @@ def versions(results, engines, mace):
 
 
 def method_lines(args, mach, converters):
-    peak1 = bench_machine.peak_gflops(mach, 1)
     return [
         "Inputs: the zoo's fixed-seed input_0.npy for every engine "
         "(NHWC-transposed for TFLite only).",
@@ -677,10 +677,8 @@ def method_lines(args, mach, converters):
         "peer's VmRSS after importing its Python package, for mace the peak "
         "RSS of `mace run --help`.",
         "GFLOP/s = 2 x MACs (Conv/ConvTranspose/Gemm/MatMul from the ONNX "
-        "graph) / median; %% peak against threads x %.2f GHz (%s) x %d "
-        "FLOP/cycle = %.1f GFLOP/s per core. %s." % (
-            mach["ghz"] or 0, mach["clock_source"], mach["flops_per_cycle"],
-            peak1 or 0, mach["assumption"]),
+        "graph) / median; %% peak against threads x one core's fp32 peak, "
+        "%s." % bench_machine.peak_description(mach),
         "check: cosine of the engine's output against ONNX Runtime's "
         "reference (zoo output_<name>.npy); WRONG-OUTPUT below %g." %
         args.min_cosine,
@@ -715,7 +713,7 @@ def write_markdown(path, args, models, engines, missing, results, rows,
                    ", " + mach["hypervisor"] + " guest" if mach["hypervisor"]
                    else "", mach["ghz"], mach["clock_source"],
                    platform.system(), platform.release()),
-        "- fp32 peak: %s" % mach["assumption"],
+        "- fp32 peak: %s" % bench_machine.peak_description(mach),
         "- Command: `scripts/bench_models.sh %s` (%.0f s)" % (
             shlex.join(args.argv), elapsed_s),
         "- Load average (1/5/15 min): %s at start, %s at end" % (
@@ -806,6 +804,9 @@ def main(argv):
     start = time.monotonic()
     load_before = os.getloadavg()
     mach = bench_machine.machine()
+    peak_error = bench_machine.measure_peak(mach, args.bench_dir)
+    if peak_error:
+        log(peak_error + "; % peak uses the clock estimate")
     engines, missing = available_engines(args)
     for engine, why in missing.items():
         log("not running %s: %s" % (engine, why))
@@ -829,7 +830,8 @@ def main(argv):
     print("machine: %s, %d CPU(s), %s GHz (%s)" % (
         mach["model_name"], mach["cpus"], mach["ghz"], mach["clock_source"]))
     print("fp32 peak per core: %.1f GFLOP/s; %s" % (
-        bench_machine.peak_gflops(mach, 1) or 0, mach["assumption"]))
+        bench_machine.peak_gflops(mach, 1) or 0,
+        bench_machine.peak_description(mach)))
     print("models: " + ", ".join("%s %.2f GMACs" % (m["name"], m["macs"] / 1e9)
                                  for m in models))
     print("%d repeats x %d rounds per engine; medians; mace/peer > 1 means "
