@@ -230,6 +230,7 @@ void Net::PlanInPlaceJoins() {
   for (const std::string &name : outputs_) ++uses[tensors_.at(name).get()];
   for (Step &step : steps_) {
     OpContext *join = step.context.get();
+    if (join->num_outputs() == 0) continue;
     const Tensor &whole = *join->output(0);
     if (!step.op->JoinsInputsAlongLastAxis() || whole.dtype() != DT_FLOAT ||
         whole.rank() < 1) {
