@@ -38,6 +38,29 @@ inline __attribute__((always_inline)) void PrefetchToL2(const char *line) {
   __builtin_prefetch(line, 0, 2);
 }
 
+// Steps [0, k) four per trip, asking for line p of the prefetch region
+// with step p when kPrefetch.
+template <bool kPrefetch, typename Step>
+inline __attribute__((always_inline)) void DepthSteps(int64_t k,
+                                                      const char *prefetch,
+                                                      Step &step) {
+  auto fetch = [prefetch](int64_t p) {
+    if constexpr (kPrefetch) PrefetchToL2(prefetch + p * kSgemmPrefetchStride);
+  };
+  int64_t p = 0;
+  for (; p + 4 <= k; p += 4) {
+    for (int64_t u = 0; u < 4; ++u) fetch(p + u);
+    step(p);
+    step(p + 1);
+    step(p + 2);
+    step(p + 3);
+  }
+  for (; p < k; ++p) {
+    fetch(p);
+    step(p);
+  }
+}
+
 // The micro-kernels' depth loop: step(p) for p = 0 .. k - 1, with line p
 // of the prefetch region (if any) asked for on the way. Four steps per
 // trip, and the prefetch test outside the loop: with one step per trip the
@@ -48,30 +71,11 @@ inline __attribute__((always_inline)) void PrefetchToL2(const char *line) {
 template <typename Step>
 inline __attribute__((always_inline)) void ForEachDepthStep(
     int64_t k, const char *prefetch, Step &&step) {
-  int64_t p = 0;
   if (prefetch != nullptr) {
-    for (; p + 4 <= k; p += 4) {
-      for (int64_t u = 0; u < 4; ++u) {
-        PrefetchToL2(prefetch + (p + u) * kSgemmPrefetchStride);
-      }
-      step(p);
-      step(p + 1);
-      step(p + 2);
-      step(p + 3);
-    }
-    for (; p < k; ++p) {
-      PrefetchToL2(prefetch + p * kSgemmPrefetchStride);
-      step(p);
-    }
-    return;
+    DepthSteps<true>(k, prefetch, step);
+  } else {
+    DepthSteps<false>(k, prefetch, step);
   }
-  for (; p + 4 <= k; p += 4) {
-    step(p);
-    step(p + 1);
-    step(p + 2);
-    step(p + 3);
-  }
-  for (; p < k; ++p) step(p);
 }
 
 constexpr int kSgemmMaxMr = 8;
