@@ -6,10 +6,13 @@
 #include <sched.h>
 #endif
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <mutex>
@@ -22,8 +25,6 @@
 #include <utility>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "mace/core/cpu_info.h"
 
 namespace mace {
@@ -34,6 +35,11 @@ using Chunk = std::pair<int64_t, int64_t>;
 const CPUAffinityPolicy kAllPolicies[] = {
     AFFINITY_NONE, AFFINITY_BIG_ONLY, AFFINITY_LITTLE_ONLY,
     AFFINITY_HIGH_PERFORMANCE, AFFINITY_POWER_SAVE};
+
+// Set by CTest when the tests run under qemu-user (CMakeLists.txt).
+bool RunsUnderEmulator() {
+  return std::getenv("MACE_TEST_EMULATED") != nullptr;
+}
 
 std::unique_ptr<ThreadPool> StartPool(int num_threads,
                                       CPUAffinityPolicy policy) {
@@ -379,11 +385,14 @@ TEST(ThreadPoolTest, RestSendsWaitingWorkersToSleepAtOnce) {
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
     idle_cpu_ms += process_cpu_ms() - idle_start;
   }
-  // With a no-op Rest this measured 80-125 ms (3 workers spinning out 1 ms
-  // after each of 60 loops, on two cores), 67-142 under qemu; with Rest 2-9,
-  // and 4-22 under qemu.
-  EXPECT_LT(idle_cpu_ms, 40.0);
   for (const auto &count : runs) ASSERT_EQ(count.load(), kLoops);
+  // Under qemu-user on two busy cores, workers woken for a loop but
+  // scheduled only after it spend emulated wake-ups in the windows: a CI run
+  // measured 85 ms with Rest, in the range of a no-op Rest (67-142).
+  if (RunsUnderEmulator()) GTEST_SKIP() << "CPU time under an emulator";
+  // With a no-op Rest this measured 80-125 ms natively (3 workers spinning
+  // out 1 ms after each of 60 loops, on two cores); with Rest 2-9.
+  EXPECT_LT(idle_cpu_ms, 40.0);
 }
 
 TEST(ThreadPoolTest, NestedCallRunsInline) {
