@@ -23,14 +23,6 @@
 namespace mace {
 namespace {
 
-// Long enough to cover the gap between two ops of one Run, even when the
-// caller is held up for a while (a descheduled vCPU, a slow op on the
-// caller's side); the end of a Run ends the spinning at once (Rest).
-// ResNet-50 at 2 threads on this 2-vCPU VM, against PAUSE for 150 us
-// (interleaved processes, 24-30 each): yield for 150 us 0.96, for 1 ms
-// 0.92.
-constexpr std::chrono::microseconds kSpinDuration(1000);
-
 // More chunks than threads lets fast cores (or threads that wake first)
 // take over work from slow ones; few enough that per-chunk cost stays small.
 constexpr int64_t kChunksPerThread = 4;
@@ -135,7 +127,8 @@ void BindCurrentThread(const std::vector<int> &cpus, int thread_index) {
 
 class ThreadPool::Impl {
  public:
-  Impl(int num_threads, CPUAffinityPolicy policy);
+  Impl(int num_threads, CPUAffinityPolicy policy,
+       std::chrono::microseconds spin);
   ~Impl();
 
   MaceStatus Init();
@@ -145,6 +138,7 @@ class ThreadPool::Impl {
   int num_threads() const { return num_threads_; }
   const std::vector<int> &cpu_ids() const { return cpu_ids_; }
   void Rest() { resting_.store(true); }
+  int SleepingWorkers() const;
 
  private:
   // Where a worker sleeps; one per worker so that a loop wakes only the
@@ -171,6 +165,7 @@ class ThreadPool::Impl {
 
   int num_threads_;
   const CPUAffinityPolicy policy_;
+  const std::chrono::microseconds spin_;
   std::vector<int> cpu_ids_;
   // Spinning yields instead of pausing with more threads than cores (a
   // spinning thread takes a core from one that has work) and under a
@@ -216,8 +211,9 @@ class ThreadPool::Impl {
   std::exception_ptr worker_error_;
 };
 
-ThreadPool::Impl::Impl(int num_threads, CPUAffinityPolicy policy)
-    : policy_(policy), cpu_ids_(SelectCpus(policy)) {
+ThreadPool::Impl::Impl(int num_threads, CPUAffinityPolicy policy,
+                       std::chrono::microseconds spin)
+    : policy_(policy), spin_(spin), cpu_ids_(SelectCpus(policy)) {
   // One unbound thread has no workers to size, bind or spin: counting the
   // cores (a sysfs read and a syscall, tens of microseconds the first time
   // in a process) would only slow down a small model's load.
@@ -291,7 +287,7 @@ void ThreadPool::Impl::Shutdown() {
 
 template <typename Pred>
 bool ThreadPool::Impl::SpinUntil(Pred pred) const {
-  const auto deadline = std::chrono::steady_clock::now() + kSpinDuration;
+  const auto deadline = std::chrono::steady_clock::now() + spin_;
   while (!pred()) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     if (yield_when_spinning_) {
@@ -335,6 +331,12 @@ uint64_t ThreadPool::Impl::WaitForNewTask(WorkerSlot *slot, uint64_t seen) {
   slot->cv.wait(lock, changed);
   slot->sleeping.store(false, std::memory_order_relaxed);
   return task;
+}
+
+int ThreadPool::Impl::SleepingWorkers() const {
+  int sleeping = 0;
+  for (const auto &slot : slots_) sleeping += slot->sleeping.load() ? 1 : 0;
+  return sleeping;
 }
 
 void ThreadPool::Impl::WakeParticipants(int participants) {
@@ -490,8 +492,9 @@ void ThreadPool::Impl::ParallelFor(
   if (error) std::rethrow_exception(error);
 }
 
-ThreadPool::ThreadPool(int num_threads, CPUAffinityPolicy policy)
-    : impl_(std::make_unique<Impl>(num_threads, policy)) {}
+ThreadPool::ThreadPool(int num_threads, CPUAffinityPolicy policy,
+                       std::chrono::microseconds spin)
+    : impl_(std::make_unique<Impl>(num_threads, policy, spin)) {}
 
 ThreadPool::~ThreadPool() = default;
 
@@ -500,6 +503,8 @@ MaceStatus ThreadPool::Init() { return impl_->Init(); }
 int ThreadPool::num_threads() const { return impl_->num_threads(); }
 
 void ThreadPool::Rest() { impl_->Rest(); }
+
+int ThreadPool::SleepingWorkers() const { return impl_->SleepingWorkers(); }
 
 void ThreadPool::ParallelFor(int64_t begin, int64_t end, int64_t grain,
                              FunctionRef<void(int64_t, int64_t)> fn) {

@@ -12,7 +12,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <mutex>
@@ -35,11 +34,6 @@ using Chunk = std::pair<int64_t, int64_t>;
 const CPUAffinityPolicy kAllPolicies[] = {
     AFFINITY_NONE, AFFINITY_BIG_ONLY, AFFINITY_LITTLE_ONLY,
     AFFINITY_HIGH_PERFORMANCE, AFFINITY_POWER_SAVE};
-
-// Set by CTest when the tests run under qemu-user (CMakeLists.txt).
-bool RunsUnderEmulator() {
-  return std::getenv("MACE_TEST_EMULATED") != nullptr;
-}
 
 std::unique_ptr<ThreadPool> StartPool(int num_threads,
                                       CPUAffinityPolicy policy) {
@@ -360,39 +354,40 @@ TEST(ThreadPoolTest, WorkersStopUsingCpuAfterLoop) {
   EXPECT_LT(cpu_ms, 50.0);
 }
 
-// The end of a Run: without Rest each of the 3 workers would spin out its
-// millisecond after every loop, while the caller sleeps.
+// Polls until `count` workers of `pool` sleep; false after `limit`.
+bool WaitUntilSleeping(const ThreadPool &pool, int count,
+                       std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (pool.SleepingWorkers() != count) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// The end of a Run. Workers that spin for a minute after a loop stay awake
+// for the whole test unless Rest sends them to sleep, so neither a slow
+// machine nor an emulator can pass a Rest that does nothing or fail one
+// that works (a CPU-time limit did both).
 TEST(ThreadPoolTest, RestSendsWaitingWorkersToSleepAtOnce) {
-  auto pool = StartPool(4, AFFINITY_NONE);
+  ThreadPool pool(4, AFFINITY_NONE, std::chrono::minutes(1));
+  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
   std::vector<std::atomic<int>> runs(4000);
-  auto process_cpu_ms = [] {
-    timespec now;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return now.tv_sec * 1e3 + now.tv_nsec * 1e-6;
-  };
-  // Only the CPU spent while the caller sleeps after Rest counts: the loops
-  // themselves, and the caller's bounded wait for a worker descheduled inside
-  // one, are no part of what Rest cuts (under qemu-aarch64 on two busy cores
-  // they alone reached 100+ ms).
-  double idle_cpu_ms = 0.0;
-  constexpr int kLoops = 60;
-  for (int loop = 0; loop < kLoops; ++loop) {
-    pool->ParallelFor(0, 4000, 1, [&](int64_t lo, int64_t hi) {
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds; ++round) {
+    pool.ParallelFor(0, 4000, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) runs[i].fetch_add(1);
     });
-    pool->Rest();
-    const double idle_start = process_cpu_ms();
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
-    idle_cpu_ms += process_cpu_ms() - idle_start;
+    // The loop woke every worker; none sleeps again on its own.
+    ASSERT_TRUE(WaitUntilSleeping(pool, 0, std::chrono::seconds(20)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(pool.SleepingWorkers(), 0) << "round " << round;
+    pool.Rest();
+    EXPECT_TRUE(WaitUntilSleeping(pool, 3, std::chrono::seconds(20)))
+        << "round " << round << ": " << pool.SleepingWorkers()
+        << " of 3 workers asleep after Rest";
   }
-  for (const auto &count : runs) ASSERT_EQ(count.load(), kLoops);
-  // Under qemu-user on two busy cores, workers woken for a loop but
-  // scheduled only after it spend emulated wake-ups in the windows: a CI run
-  // measured 85 ms with Rest, in the range of a no-op Rest (67-142).
-  if (RunsUnderEmulator()) GTEST_SKIP() << "CPU time under an emulator";
-  // With a no-op Rest this measured 80-125 ms natively (3 workers spinning
-  // out 1 ms after each of 60 loops, on two cores); with Rest 2-9.
-  EXPECT_LT(idle_cpu_ms, 40.0);
+  for (const auto &count : runs) ASSERT_EQ(count.load(), kRounds);
 }
 
 TEST(ThreadPoolTest, NestedCallRunsInline) {
