@@ -231,10 +231,14 @@ TEST(ThreadPoolTest, EveryThreadTakesPartInALargeLoop) {
 // finished its own share: each thread then starts at the front of its own
 // contiguous share, loop after loop, so an op reads mostly what the same
 // thread wrote in the op before.
+// A worker that the machine does not run for the whole 40 ms loop (seen
+// beside other tests on this VM) leaves nothing to check: such loops are
+// run again, up to 20 in all, until three had both threads.
 TEST(ThreadPoolTest, EachThreadStartsWithItsOwnShare) {
   auto pool = StartPool(2, AFFINITY_NONE);
   const std::thread::id caller = std::this_thread::get_id();
-  for (int loop = 0; loop < 3; ++loop) {
+  int shared_loops = 0;
+  for (int loop = 0; loop < 20 && shared_loops < 3; ++loop) {
     std::mutex mutex;
     std::vector<std::pair<std::thread::id, int64_t>> firsts;
     std::set<std::thread::id> seen;
@@ -247,11 +251,12 @@ TEST(ThreadPoolTest, EachThreadStartsWithItsOwnShare) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     });
-    ASSERT_EQ(firsts.size(), 2u) << "loop " << loop;
     for (const auto &[id, lo] : firsts) {
       EXPECT_EQ(lo, id == caller ? 0 : 4) << "loop " << loop;
     }
+    if (firsts.size() == 2) ++shared_loops;
   }
+  EXPECT_EQ(shared_loops, 3) << "the worker took part in too few loops";
 }
 
 // A thread held up in its first chunk leaves the rest of its share to the
