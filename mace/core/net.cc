@@ -143,6 +143,9 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
                            PackedWeightStore *packed_weights) {
   const std::set<std::string> fed(inputs_.begin(), inputs_.end());
   steps_.reserve(steps_.size() + ops.size());
+  // The ops' packing, done together once every op is prepared (or before
+  // a constant op is folded, which runs it).
+  DeferredWork packing;
   for (int index : ops) {
     const OperatorDef &def = net_.op(index);
     // Built only for an error: a small model's load is dominated by such
@@ -177,7 +180,10 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
     if (packed_weights != nullptr) {
       step.context->set_packed_weights(packed_weights->SourceFor(index));
     }
-    MACE_RETURN_IF_ERROR(step.op->Prepare(step.context.get()));
+    step.context->set_deferred_work(&packing);
+    const MaceStatus prepared = step.op->Prepare(step.context.get());
+    step.context->set_deferred_work(nullptr);
+    MACE_RETURN_IF_ERROR(prepared);
     for (Tensor *output : outputs) {
       if (output->size() < 0 || DataTypeSize(output->dtype()) == 0 ||
           output->bytes() > kMaxTensorBytes) {
@@ -188,12 +194,14 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
       }
     }
     if (all_constant) {
+      packing.RunAll(thread_pool);
       MACE_RETURN_IF_ERROR(FoldConstantStep(&step));
       continue;
     }
     step.stats = DescribeStep(step);
     steps_.push_back(std::move(step));
   }
+  packing.RunAll(thread_pool);
   return MaceStatus::MACE_SUCCESS;
 }
 

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "mace/core/deferred_work.h"
 #include "mace/core/op_args.h"
 #include "mace/core/packed_weight_source.h"
 #include "mace/core/status.h"
@@ -70,6 +71,11 @@ class OpContext {
   void set_packed_weights(std::unique_ptr<PackedWeightSource> source) {
     packed_weights_ = std::move(source);
   }
+
+  // Where Prepare may leave its packing to be done with the other ops'
+  // (Net runs it before any op runs); null: pack at once.
+  DeferredWork *deferred_work() const { return deferred_work_; }
+  void set_deferred_work(DeferredWork *work) { deferred_work_ = work; }
 
   // In-place concatenation (planned by Net, see Operation::
   // JoinsInputsAlongLastAxis): output 0's rows along its last dim lie
@@ -136,6 +142,7 @@ class OpContext {
   bool will_run_ = true;
   int64_t output_row_stride_ = 0;
   std::vector<bool> inputs_in_place_;
+  DeferredWork *deferred_work_ = nullptr;
   std::unique_ptr<PackedWeightSource> packed_weights_;
 };
 

@@ -60,7 +60,7 @@ int64_t Im2colTileRows(int64_t k, int64_t mr) {
 
 bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
                       SgemmIsa isa, int threads, ThreadPool *pool,
-                      PackedWeightSource *source) {
+                      PackedWeightSource *source, DeferredWork *defer) {
   geo_ = geometry;
   const int64_t in_per_group = geo_.in_c / geo_.groups;
   const int64_t out_per_group = geo_.out_c / geo_.groups;
@@ -73,7 +73,12 @@ bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
   if (!ready) {
     for (int64_t g = 0; g < geo_.groups; ++g) {
       // Group g's filter rows are contiguous: out_per_group rows of k_.
-      PackBInto(filter + g * out_per_group * k_, true, &packed_[g], pool);
+      const float *group_filter = filter + g * out_per_group * k_;
+      if (defer != nullptr) {
+        DeferPackBInto(group_filter, true, &packed_[g], defer);
+      } else {
+        PackBInto(group_filter, true, &packed_[g], pool);
+      }
     }
   }
   slots_ = std::max(1, threads);

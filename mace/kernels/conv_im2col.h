@@ -52,10 +52,12 @@ class Im2colConv {
   // False when the packed filter does not fit in memory.
   // `pool` (may be null) shares the packing; `source` (may be null) gives
   // the memory of the packed filter, maybe packed already (sgemm.h
-  // AcquirePackedBs).
+  // AcquirePackedBs); with `defer` (may be null) the packing is left to it
+  // instead, and `filter` must stay valid until it runs.
   bool Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
             int threads, ThreadPool *pool = nullptr,
-            PackedWeightSource *source = nullptr);
+            PackedWeightSource *source = nullptr,
+            DeferredWork *defer = nullptr);
 
   // Scratch Run needs (0 when the input is read in place).
   int64_t ScratchBytes() const;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mace/core/aligned_buffer.h"
+#include "mace/core/deferred_work.h"
 #include "mace/core/function_ref.h"
 #include "mace/core/packed_weight_source.h"
 #include "mace/core/thread_pool.h"
@@ -122,6 +123,11 @@ bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
 // Packs into a matrix already sized by AllocatePackedB or PlacePackedB.
 void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
                ThreadPool *pool);
+
+// PackBInto left to `work` as pieces of whole panels (about 256 KiB each),
+// done when the work runs; `b` and `packed` must stay valid until then.
+void DeferPackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
+                    DeferredWork *work);
 
 // Called on each finished block of C (rows x cols values, rows ldc apart)
 // by the thread that computed it, while it is still in cache: the place for

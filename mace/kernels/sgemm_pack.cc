@@ -32,6 +32,28 @@ void LayPackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
   packed->values = packed->size() > 0 ? values : nullptr;
 }
 
+// Panels [begin, end) of `packed` from `b`.
+void PackPanels(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
+                int64_t begin, int64_t end) {
+  const int64_t k = packed->k;
+  const int64_t n = packed->n;
+  const int64_t nr = packed->nr;
+  for (int64_t p = begin; p < end; ++p) {
+    const int64_t col0 = p * nr;
+    const int64_t cols = std::min(nr, n - col0);
+    float *panel = packed->values + packed->Offset(0, col0);
+    if (b_is_n_by_k) {
+      TransposeRows(b + col0 * k, k, k, cols, panel, nr);
+    } else {
+      PackPanelRows(b + col0, k, n, cols, nr, panel);
+    }
+  }
+}
+
+int64_t PanelCount(const PackedMatrixB &packed) {
+  return (packed.n + packed.nr - 1) / packed.nr;
+}
+
 }  // namespace
 
 int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa) {
@@ -130,29 +152,31 @@ bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
 void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
                ThreadPool *pool) {
   if (packed->empty()) return;
-  const int64_t k = packed->k;
-  const int64_t n = packed->n;
-  const int64_t nr = packed->nr;
   auto pack_panels = [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) {
-      const int64_t col0 = p * nr;
-      const int64_t cols = std::min(nr, n - col0);
-      float *panel = packed->values + packed->Offset(0, col0);
-      if (b_is_n_by_k) {
-        TransposeRows(b + col0 * k, k, k, cols, panel, nr);
-      } else {
-        PackPanelRows(b + col0, k, n, cols, nr, panel);
-      }
-    }
+    PackPanels(b, b_is_n_by_k, packed, begin, end);
   };
-  const int64_t panels = (n + nr - 1) / nr;
+  const int64_t panels = PanelCount(*packed);
   if (pool != nullptr) {
     // A panel of a few KiB is not worth a hand-off.
-    const int64_t grain =
-        std::max<int64_t>(1, 16384 / std::max<int64_t>(k * nr, 1));
+    const int64_t grain = std::max<int64_t>(
+        1, 16384 / std::max<int64_t>(packed->k * packed->nr, 1));
     pool->ParallelFor(0, panels, grain, pack_panels);
   } else {
     pack_panels(0, panels);
+  }
+}
+
+void DeferPackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
+                    DeferredWork *work) {
+  if (packed->empty()) return;
+  const int64_t panels = PanelCount(*packed);
+  const int64_t piece = std::max<int64_t>(
+      1, 65536 / std::max<int64_t>(packed->k * packed->nr, 1));
+  for (int64_t begin = 0; begin < panels; begin += piece) {
+    const int64_t end = std::min(begin + piece, panels);
+    work->Add([b, b_is_n_by_k, packed, begin, end] {
+      PackPanels(b, b_is_n_by_k, packed, begin, end);
+    });
   }
 }
 

@@ -140,7 +140,8 @@ int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
 
 bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
                         const float *filter, SgemmIsa isa, int threads,
-                        ThreadPool *pool, PackedWeightSource *source) {
+                        ThreadPool *pool, PackedWeightSource *source,
+                        DeferredWork *defer) {
   geo_ = geometry;
   tile_m_ = tile_m <= 2 ? 2 : tile_m <= 4 ? 4 : 6;
   tile_t_ = tile_m_ + 2;
@@ -162,7 +163,22 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
   };
   const int64_t panels = (geo_.out_c + nr - 1) / nr;
   // A source's ready matrices were transformed by an earlier load.
-  if (!ready) {
+  if (!ready && defer != nullptr) {
+    // Pieces of about 256 KiB of transformed filter.
+    const int64_t piece = std::max<int64_t>(
+        1, 65536 / std::max<int64_t>(int64_t{elements} * geo_.in_c * nr, 1));
+    const WinogradTransforms *transforms = transforms_;
+    std::vector<PackedMatrixB> *packed = &packed_;
+    const int64_t in_c = geo_.in_c;
+    const int64_t out_c = geo_.out_c;
+    for (int64_t begin = 0; begin < panels; begin += piece) {
+      const int64_t end = std::min(begin + piece, panels);
+      defer->Add([=] {
+        TransformFilter(*transforms, filter, in_c, begin * nr,
+                        std::min(end * nr, out_c), packed);
+      });
+    }
+  } else if (!ready) {
     if (pool != nullptr) {
       pool->ParallelFor(0, panels, 1, transform);
     } else {

@@ -60,10 +60,12 @@ class WinogradConv {
   // does not fit in memory.
   // `pool` (may be null) shares the transform; `source` (may be null)
   // gives the memory of the transformed filter, maybe transformed already
-  // (sgemm.h AcquirePackedBs).
+  // (sgemm.h AcquirePackedBs); with `defer` (may be null) the transform is
+  // left to it instead, and `filter` must stay valid until it runs.
   bool Init(const ConvGeometry &geometry, int tile_m, const float *filter,
             SgemmIsa isa, int threads, ThreadPool *pool = nullptr,
-            PackedWeightSource *source = nullptr);
+            PackedWeightSource *source = nullptr,
+            DeferredWork *defer = nullptr);
 
   int64_t ScratchBytes() const;
 

@@ -206,9 +206,11 @@ class Conv2dOp : public Operation {
     const bool packed =
         tile > 0
             ? winograd_.Init(geometry, tile, filter.data<float>(), isa, threads,
-                             context->thread_pool(), context->packed_weights())
+                             context->thread_pool(), context->packed_weights(),
+                             context->deferred_work())
             : im2col_.Init(geometry, filter.data<float>(), isa, threads,
-                           context->thread_pool(), context->packed_weights());
+                           context->thread_pool(), context->packed_weights(),
+                           context->deferred_work());
     if (!packed) {
       return context->OutOfResources("cannot allocate the packed copy of ",
                                      "filter '", filter.name(), "'");
