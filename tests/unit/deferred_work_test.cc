@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "mace/core/net.h"
 #include "mace/model/model_builder.h"
-#include "mace/ops/op_registry.h"
+#include "tests/common/net_test_util.h"
 #include "tests/common/reference.h"
 
 namespace mace {
@@ -77,12 +77,7 @@ NetDef BuildNet(const std::vector<float> &filter, const std::vector<float> &x,
       builder.AddOp("Eltwise", "sum", {"folded_out", "live_out"}, {"out"});
   ModelBuilder::AddIntArg(sum, "type", 0);
   builder.AddOutput("out", {1, kH, kW, kOut}, DT_FLOAT, 1);
-  std::string graph;
-  EXPECT_EQ(builder.Serialize(WeightStorage::kFloat32, &graph, weights),
-            MaceStatus::MACE_SUCCESS);
-  NetDef net;
-  EXPECT_TRUE(net.ParseFromString(graph));
-  return net;
+  return BuildNetDef(builder, weights);
 }
 
 // A 3x3 SAME convolution of `in` in float64, at (h, w, oc).
@@ -113,17 +108,8 @@ TEST_P(NetDeferredPackingTest, FoldedAndRunConvolutionsSeePackedFilters) {
   NetDef def = BuildNet(filter, x, winograd, &weights);
   ThreadPool pool(threads, AFFINITY_NONE);
   ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
-  const OpRegistry &registry = OpRegistry::Global();
   Net net;
-  bool borrowed = false;
-  ASSERT_EQ(net.Init(
-                std::move(def),
-                reinterpret_cast<const unsigned char *>(weights.data()),
-                static_cast<int64_t>(weights.size()), {}, {},
-                [&registry](const std::string &type) {
-                  return registry.Create(type);
-                },
-                &pool, &borrowed),
+  ASSERT_EQ(InitNetForTest(std::move(def), weights, &pool, &net),
             MaceStatus::MACE_SUCCESS);
   std::vector<uint8_t> arena(net.arena_bytes() + 1);
   net.BindArena(arena.data());

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "mace/core/net.h"
 #include "mace/model/model_builder.h"
-#include "mace/ops/op_registry.h"
+#include "tests/common/net_test_util.h"
 #include "tests/common/reference.h"
 
 namespace mace {
@@ -85,12 +85,7 @@ NetDef BuildNet(const std::vector<Branch> &branches, std::string *weights) {
   ModelBuilder::AddStringArg(relu, "activation", "RELU");
   builder.AddOutput("joined", {1, kH, kW, joined_c}, DT_FLOAT, 1);
   builder.AddOutput("side", {1, kH, kW, 3}, DT_FLOAT, 1);
-  std::string graph;
-  EXPECT_EQ(builder.Serialize(WeightStorage::kFloat32, &graph, weights),
-            MaceStatus::MACE_SUCCESS);
-  NetDef net;
-  EXPECT_TRUE(net.ParseFromString(graph));
-  return net;
+  return BuildNetDef(builder, weights);
 }
 
 double InputAt(const std::vector<float> &in, int64_t h, int64_t w, int64_t c) {
@@ -153,17 +148,8 @@ TEST_P(NetInPlaceJoinTest, ConvolutionsWriteIntoTheJoinedTensor) {
   NetDef def = BuildNet(branches, &weights);
   ThreadPool pool(GetParam(), AFFINITY_NONE);
   ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
-  const OpRegistry &registry = OpRegistry::Global();
   Net net;
-  bool borrowed = false;
-  ASSERT_EQ(net.Init(
-                std::move(def),
-                reinterpret_cast<const unsigned char *>(weights.data()),
-                static_cast<int64_t>(weights.size()), {}, {},
-                [&registry](const std::string &type) {
-                  return registry.Create(type);
-                },
-                &pool, &borrowed),
+  ASSERT_EQ(InitNetForTest(std::move(def), weights, &pool, &net),
             MaceStatus::MACE_SUCCESS);
   // pointwise, winograd and windowed; not the pool (no convolution) nor
   // `shared` (read by side_relu too).

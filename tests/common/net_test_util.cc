@@ -1,0 +1,33 @@
+#include "tests/common/net_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+
+#include "mace/ops/op_registry.h"
+
+namespace mace {
+namespace test {
+
+NetDef BuildNetDef(const ModelBuilder &builder, std::string *weights) {
+  std::string graph;
+  EXPECT_EQ(builder.Serialize(WeightStorage::kFloat32, &graph, weights),
+            MaceStatus::MACE_SUCCESS);
+  NetDef net;
+  EXPECT_TRUE(net.ParseFromString(graph));
+  return net;
+}
+
+MaceStatus InitNetForTest(NetDef def, const std::string &weights,
+                          ThreadPool *pool, Net *net) {
+  const OpRegistry &registry = OpRegistry::Global();
+  bool borrowed = false;
+  return net->Init(
+      std::move(def), reinterpret_cast<const unsigned char *>(weights.data()),
+      static_cast<int64_t>(weights.size()), {}, {},
+      [&registry](const std::string &type) { return registry.Create(type); },
+      pool, &borrowed);
+}
+
+}  // namespace test
+}  // namespace mace

@@ -1,0 +1,28 @@
+// Builds a Net straight from a graph, for tests of what Net plans and
+// runs (below the engine, which OpTester goes through).
+
+#ifndef TESTS_COMMON_NET_TEST_UTIL_H_
+#define TESTS_COMMON_NET_TEST_UTIL_H_
+
+#include <string>
+
+#include "mace/core/net.h"
+#include "mace/core/thread_pool.h"
+#include "mace/model/model_builder.h"
+
+namespace mace {
+namespace test {
+
+// The graph `builder` holds, through its serialized form, with its
+// weights in fp32 in *weights (a failure is a test failure).
+NetDef BuildNetDef(const ModelBuilder &builder, std::string *weights);
+
+// Initialises `net` from `def` and its serialized `weights` with every
+// registered op, on `pool`, without a packed weight store.
+MaceStatus InitNetForTest(NetDef def, const std::string &weights,
+                          ThreadPool *pool, Net *net);
+
+}  // namespace test
+}  // namespace mace
+
+#endif  // TESTS_COMMON_NET_TEST_UTIL_H_
