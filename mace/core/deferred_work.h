@@ -24,8 +24,8 @@ class DeferredWork {
   void Add(std::function<void()> task) { tasks_.push_back(std::move(task)); }
 
   // Runs every task once, each on one of `pool`'s threads (all on the
-  // caller without a pool), in the order added as far as the threads
-  // take them; then forgets them.
+  // caller without a pool): the caller takes them from the first added
+  // on, the workers from the last; then forgets them.
   void RunAll(ThreadPool *pool);
 
   bool empty() const { return tasks_.empty(); }
