@@ -77,6 +77,10 @@ YAML
 cd "$TMP/work"
 "$MACE" convert --config ../cfg/deploy.yml >/dev/null
 
+# The boards' folders (/tmp/mace-device-<pid>-<model>) this run leaves:
+# only new ones count, as an interrupted earlier run may have left its own.
+device_dirs() { ls /tmp | grep "^mace-device-" | sort || true; }
+dirs_before="$(device_dirs)"
 out="$("$MACE" run --config ../cfg/deploy.yml --device-yml ../cfg/devices.yml \
   --validate --round 2 --num-threads 2 2>&1)" || fail "device run:\n$out"
 grep -q "on device 'qemu_board' (arm64-v8a" <<<"$out" || fail "no arm64 run:\n$out"
@@ -84,7 +88,8 @@ grep -q "running the arm64-v8a build under qemu-aarch64" <<<"$out" ||
   fail "the arm64 build did not run under qemu:\n$out"
 [[ $(grep -c ' PASS$' <<<"$out") -eq 2 ]] || fail "not 2 PASS:\n$out"
 [[ $(grep -c '^latency_ms' <<<"$out") -eq 2 ]] || fail "no latency lines:\n$out"
-ls /tmp | grep -q "^mace-device-" && fail "the device folder was left behind"
+left="$(comm -13 <(echo "$dirs_before") <(device_dirs))"
+[[ -z "$left" ]] || fail "the device folder was left behind: $left"
 CHECKS=$((CHECKS + 1))
 
 # Errors: a bad device file, an unreachable board.
