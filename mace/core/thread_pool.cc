@@ -17,6 +17,7 @@
 #endif
 
 #include "mace/core/cpu_info.h"
+#include "mace/core/index_claim.h"
 #include "mace/core/logging.h"
 #include "mace/core/status.h"
 
@@ -354,29 +355,6 @@ void ThreadPool::Impl::RunChunk(int64_t chunk) {
   (*fn_)(lo, lo + std::min(chunk_, end_ - lo));
 }
 
-namespace {
-
-// Claims the first (`from_front`, the share's owner) or the last chunk of
-// the unclaimed range in `share` (front << 32 | back); false when it is
-// empty.
-bool ClaimChunk(std::atomic<uint64_t> &share, bool from_front, int64_t *chunk) {
-  uint64_t range = share.load(std::memory_order_relaxed);
-  for (;;) {
-    const uint64_t front = range >> 32;
-    const uint64_t back = range & 0xffffffffu;
-    if (front >= back) return false;
-    const uint64_t claimed =
-        from_front ? range + (uint64_t{1} << 32) : range - 1;
-    if (share.compare_exchange_weak(range, claimed,
-                                    std::memory_order_relaxed)) {
-      *chunk = static_cast<int64_t>(from_front ? front : back - 1);
-      return true;
-    }
-  }
-}
-
-}  // namespace
-
 // Thread t runs its own share first, front to back, then takes chunks from
 // the back of the others' shares. Consecutive loops over the same rows give
 // a thread the same part of them, so it mostly reads what it wrote into its
@@ -388,7 +366,7 @@ void ThreadPool::Impl::RunChunks(int thread_index) {
   const int shares = num_shares_;
   int64_t chunk;
   if (thread_index < shares) {
-    while (ClaimChunk(shares_[thread_index].range, true, &chunk)) {
+    while (ClaimIndex(shares_[thread_index].range, true, &chunk)) {
       RunChunk(chunk);
     }
   }
@@ -396,7 +374,7 @@ void ThreadPool::Impl::RunChunks(int thread_index) {
   // index past this loop's shares.
   for (int i = 1; i <= shares; ++i) {
     while (
-        ClaimChunk(shares_[(thread_index + i) % shares].range, false, &chunk)) {
+        ClaimIndex(shares_[(thread_index + i) % shares].range, false, &chunk)) {
       RunChunk(chunk);
     }
   }
@@ -468,7 +446,8 @@ void ThreadPool::Impl::ParallelFor(
     const uint64_t front = static_cast<uint64_t>(num_chunks_ * t / num_shares_);
     const uint64_t back =
         static_cast<uint64_t>(num_chunks_ * (t + 1) / num_shares_);
-    shares_[t].range.store(front << 32 | back, std::memory_order_relaxed);
+    shares_[t].range.store(ClaimableRange(front, back),
+                           std::memory_order_relaxed);
   }
   resting_.store(false, std::memory_order_relaxed);
   gate_.store(kGateOpen);

@@ -129,6 +129,10 @@ void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
 void DeferPackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
                     DeferredWork *work);
 
+// Panels of `panel_floats` packed floats each in one deferred piece: about
+// 256 KiB, at least one panel.
+int64_t DeferredPiecePanels(int64_t panel_floats);
+
 // Called on each finished block of C (rows x cols values, rows ldc apart)
 // by the thread that computed it, while it is still in cache: the place for
 // a fused activation.

@@ -166,12 +166,17 @@ void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
   }
 }
 
+int64_t DeferredPiecePanels(int64_t panel_floats) {
+  constexpr int64_t kPieceFloats = 65536;  // 256 KiB
+  return std::max<int64_t>(1,
+                           kPieceFloats / std::max<int64_t>(panel_floats, 1));
+}
+
 void DeferPackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
                     DeferredWork *work) {
   if (packed->empty()) return;
   const int64_t panels = PanelCount(*packed);
-  const int64_t piece = std::max<int64_t>(
-      1, 65536 / std::max<int64_t>(packed->k * packed->nr, 1));
+  const int64_t piece = DeferredPiecePanels(packed->k * packed->nr);
   for (int64_t begin = 0; begin < panels; begin += piece) {
     const int64_t end = std::min(begin + piece, panels);
     work->Add([b, b_is_n_by_k, packed, begin, end] {

@@ -158,25 +158,17 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
   // lines of the packed rows.
   const int64_t nr = packed_[0].nr;
   auto transform = [&](int64_t panel_begin, int64_t panel_end) {
-    TransformFilter(*transforms_, filter, geo_.in_c, panel_begin * nr,
-                    std::min(panel_end * nr, geo_.out_c), &packed_);
+    TransformPanels(filter, panel_begin, panel_end);
   };
   const int64_t panels = (geo_.out_c + nr - 1) / nr;
   // A source's ready matrices were transformed by an earlier load.
   if (!ready && defer != nullptr) {
-    // Pieces of about 256 KiB of transformed filter.
-    const int64_t piece = std::max<int64_t>(
-        1, 65536 / std::max<int64_t>(int64_t{elements} * geo_.in_c * nr, 1));
-    const WinogradTransforms *transforms = transforms_;
-    std::vector<PackedMatrixB> *packed = &packed_;
-    const int64_t in_c = geo_.in_c;
-    const int64_t out_c = geo_.out_c;
+    const int64_t piece =
+        DeferredPiecePanels(int64_t{elements} * geo_.in_c * nr);
     for (int64_t begin = 0; begin < panels; begin += piece) {
       const int64_t end = std::min(begin + piece, panels);
-      defer->Add([=] {
-        TransformFilter(*transforms, filter, in_c, begin * nr,
-                        std::min(end * nr, out_c), packed);
-      });
+      defer->Add(
+          [this, filter, begin, end] { TransformPanels(filter, begin, end); });
     }
   } else if (!ready) {
     if (pool != nullptr) {
@@ -194,6 +186,13 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
 
 int64_t WinogradConv::TileCount() const {
   return kernels::TileCount(geo_, tile_m_);
+}
+
+void WinogradConv::TransformPanels(const float *filter, int64_t begin,
+                                   int64_t end) {
+  const int64_t nr = packed_[0].nr;
+  TransformFilter(*transforms_, filter, geo_.in_c, begin * nr,
+                  std::min(end * nr, geo_.out_c), &packed_);
 }
 
 int64_t WinogradConv::ScratchBytes() const {

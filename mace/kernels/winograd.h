@@ -80,6 +80,8 @@ class WinogradConv {
 
  private:
   int64_t TileCount() const;
+  // Transforms the filter's output channels of panels [begin, end).
+  void TransformPanels(const float *filter, int64_t begin, int64_t end);
 
   ConvGeometry geo_;
   int tile_m_ = 0;
