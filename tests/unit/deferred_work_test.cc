@@ -5,10 +5,12 @@
 #include "mace/core/deferred_work.h"
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
