@@ -1,5 +1,6 @@
 // Op benchmarks through the whole engine: a one-op model built with
-// mace::ModelBuilder, loaded by CreateMaceEngineFromProto, Run in the loop.
+// mace::ModelBuilder, loaded by CreateMaceEngineFromProto, Run in the loop
+// with the op's output kept inside the engine (bench_util.h RunModel).
 // Names follow MACE's (MACE_BM_CONV_2D_1_64_56_56_K1x1S1D1_VALID_64_float_CPU);
 // GMACPS is reported as a rate counter.
 //
@@ -7,75 +8,16 @@
 //   MACE_SGEMM_ISA   generic | avx2 | avx512 | neon: force the SGEMM kernel
 //   MACE_BM_THREADS  threads per engine (default 1)
 
-#include <benchmark/benchmark.h>
-
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <memory>
-#include <random>
 #include <string>
-#include <vector>
 
+#include "benchmarks/ops/bench_util.h"
 #include "mace/kernels/sgemm.h"
-#include "mace/model/model_builder.h"
-#include "mace/public/mace.h"
 
 namespace mace {
 namespace {
-
-int g_threads = 1;
-
-std::vector<float> RandomVector(int64_t count) {
-  std::mt19937 rng(1234);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float &x : v) x = dist(rng);
-  return v;
-}
-
-int64_t Count(const std::vector<int64_t> &shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) count *= d;
-  return count;
-}
-
-// Loads `builder`'s model with one float input "x" and output "y", then
-// runs it in the benchmark loop.
-void RunModel(benchmark::State &state, const ModelBuilder &builder,
-              const std::vector<int64_t> &input_shape, int64_t macs) {
-  std::string graph, weights;
-  std::shared_ptr<MaceEngine> engine;
-  MaceEngineConfig config(DeviceType::CPU);
-  config.SetCPUThreadPolicy(g_threads, AFFINITY_NONE);
-  if (builder.Serialize(WeightStorage::kFloat32, &graph, &weights) !=
-          MaceStatus::MACE_SUCCESS ||
-      CreateMaceEngineFromProto(
-          reinterpret_cast<const unsigned char *>(graph.data()), graph.size(),
-          reinterpret_cast<const unsigned char *>(weights.data()),
-          weights.size(), {"x"}, {"y"}, config,
-          &engine) != MaceStatus::MACE_SUCCESS) {
-    state.SkipWithError("could not build or load the model");
-    return;
-  }
-  const std::vector<float> data = RandomVector(Count(input_shape));
-  std::shared_ptr<void> buffer(new float[data.size()],
-                               std::default_delete<float[]>());
-  std::memcpy(buffer.get(), data.data(), data.size() * sizeof(float));
-  std::map<std::string, MaceTensor> inputs;
-  inputs["x"] = MaceTensor(input_shape, buffer, DataFormat::NHWC);
-  std::map<std::string, MaceTensor> outputs;
-  if (engine->Run(inputs, &outputs) != MaceStatus::MACE_SUCCESS) {
-    state.SkipWithError("Run failed");
-    return;
-  }
-  for (auto _ : state) {
-    engine->Run(inputs, &outputs);
-  }
-  state.counters["GMACPS"] =
-      benchmark::Counter(static_cast<double>(macs) * 1e-9,
-                         benchmark::Counter::kIsIterationInvariantRate);
-}
 
 // Conv2D, VALID padding, with bias.
 void BenchConv2d(benchmark::State &state, int64_t n, int64_t c, int64_t h,
@@ -87,13 +29,13 @@ void BenchConv2d(benchmark::State &state, int64_t n, int64_t c, int64_t h,
   ModelBuilder::AddIntsArg(op, "strides", {stride, stride});
   ModelBuilder::AddIntsArg(op, "dilations", {dilation, dilation});
   builder.AddFloatTensor("w", {out_c, kh, kw, c},
-                         RandomVector(out_c * kh * kw * c));
-  builder.AddFloatTensor("b", {out_c}, RandomVector(out_c));
+                         bench::RandomVector(out_c * kh * kw * c));
+  builder.AddFloatTensor("b", {out_c}, bench::RandomVector(out_c));
   const int64_t out_h = (h - (kh - 1) * dilation - 1) / stride + 1;
   const int64_t out_w = (w - (kw - 1) * dilation - 1) / stride + 1;
   builder.AddOutput("y", {n, out_h, out_w, out_c});
-  RunModel(state, builder, {n, h, w, c},
-           n * out_h * out_w * out_c * kh * kw * c);
+  bench::RunModel(state, builder, {{"x", {n, h, w, c}}},
+                  n * out_h * out_w * out_c * kh * kw * c);
 }
 
 // FullyConnected of a [n, k] input to out_c outputs, with bias.
@@ -102,10 +44,10 @@ void BenchFullyConnected(benchmark::State &state, int64_t n, int64_t k,
   ModelBuilder builder("bm");
   builder.AddInput("x", {n, k});
   builder.AddOp("FullyConnected", "fc", {"x", "w", "b"}, {"y"});
-  builder.AddFloatTensor("w", {out_c, k}, RandomVector(out_c * k));
-  builder.AddFloatTensor("b", {out_c}, RandomVector(out_c));
+  builder.AddFloatTensor("w", {out_c, k}, bench::RandomVector(out_c * k));
+  builder.AddFloatTensor("b", {out_c}, bench::RandomVector(out_c));
   builder.AddOutput("y", {n, out_c});
-  RunModel(state, builder, {n, k}, n * k * out_c);
+  bench::RunModel(state, builder, {{"x", {n, k}}}, n * k * out_c);
 }
 
 void RegisterConv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh,
@@ -170,14 +112,12 @@ int main(int argc, char **argv) {
                  std::getenv("MACE_SGEMM_ISA"));
     return 2;
   }
-  if (const char *threads = std::getenv("MACE_BM_THREADS")) {
-    mace::g_threads = std::atoi(threads);
-  }
   benchmark::Initialize(&argc, argv);
   benchmark::AddCustomContext(
       "sgemm_isa",
       mace::kernels::SgemmIsaName(mace::kernels::SelectedSgemmIsa()));
-  benchmark::AddCustomContext("threads", std::to_string(mace::g_threads));
+  benchmark::AddCustomContext(
+      "threads", std::to_string(mace::bench::ThreadsFromEnvironment()));
   mace::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
