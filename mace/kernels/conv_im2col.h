@@ -76,6 +76,9 @@ class Im2colConv {
 
   bool initialized() const { return !packed_.empty(); }
 
+  // Output pixels per im2col tile (the unit Run shares among threads).
+  int64_t tile_rows() const { return tile_rows_; }
+
  private:
   // Kernel heights up to this read their window rows in place.
   static constexpr int64_t kMaxWindowRows = 16;

@@ -352,6 +352,26 @@ std::vector<Case> WinogradCases() {
   return cases;
 }
 
+// A filter every thread can keep in its L2 gives each thread pixels of its
+// own: a 14x14 64->384 1x1 (MobileNet-v2's expansion, 96 KiB packed) has
+// one pixel tile per thread, where one thread keeps a single tile of the
+// 196 pixels. A larger filter (14x14 512->512, 1 MiB) keeps the tiles that
+// fit L2 next to it.
+TEST(ConvKernelsTest, SmallFiltersGiveEachThreadItsOwnPixels) {
+  std::mt19937 rng(5);
+  auto tile_rows = [&](int64_t in_c, int64_t out_c, int threads) {
+    const Problem p = MakeProblem({1, 14, 14, in_c, out_c, 1, 1}, &rng);
+    Im2colConv conv;
+    EXPECT_TRUE(conv.Init(p.geo, p.filter.data(), SelectedSgemmIsa(), threads));
+    return conv.tile_rows();
+  };
+  EXPECT_GE(tile_rows(64, 384, 1), 196);
+  EXPECT_LE(tile_rows(64, 384, 2), 104);
+  EXPECT_GE(tile_rows(64, 384, 2), 98);
+  EXPECT_LE(tile_rows(64, 384, 3), 72);
+  EXPECT_EQ(tile_rows(512, 512, 2), tile_rows(512, 512, 1));
+}
+
 TEST(ConvKernelsTest, BlocksAreEvenWithoutBecomingMore) {
   EXPECT_EQ(EvenBlockRows(49, 48), 25);    // not 48 + 1
   EXPECT_EQ(EvenBlockRows(169, 128), 85);  // 85 + 84
