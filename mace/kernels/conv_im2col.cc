@@ -17,16 +17,6 @@ constexpr int64_t kTileBytes = 128 * 1024;
 constexpr int64_t kMinTileRows = 64;
 constexpr int64_t kMaxTileRows = 512;
 
-// A packed filter up to this size is read whole by every thread from its
-// own L2: such convolutions give each thread its own pixels (at least one
-// tile a thread) rather than a share of the output channels of every
-// pixel. Depthwise convolutions and pooling split by rows, so a split by
-// channels had each thread read half of the next op's input from the
-// other core's cache (MobileNet-v2's 14x14 depthwise ran slower on 2
-// threads than on 1 after its 64->384 expansion, one tile of 196 pixels
-// cut into channel blocks).
-constexpr int64_t kPixelSplitFilterBytes = 512 * 1024;
-
 // Window rows read in place (RunWindowRows): each output row multiplies the
 // whole filter, so only filters that stay in L2 qualify (an im2col tile
 // shares one pass over the filter among up to 512 pixels); and at most
@@ -93,15 +83,9 @@ bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
   }
   slots_ = std::max(1, threads);
   const int64_t mr = SgemmTileRows(packed_[0].isa);
-  const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;
-  int64_t max_rows = Im2colTileRows(k_, mr);
-  const int64_t filter_bytes =
-      geo_.groups * packed_[0].size() * static_cast<int64_t>(sizeof(float));
-  if (slots_ > 1 && filter_bytes <= kPixelSplitFilterBytes) {
-    const int64_t per_thread = (pixels + slots_ - 1) / slots_;
-    max_rows = std::min(max_rows, (per_thread + mr - 1) / mr * mr);
-  }
-  tile_rows_ = EvenBlockRows(pixels, max_rows, mr);
+  tile_rows_ = ThreadBlockRows(
+      geo_.batch * geo_.out_h * geo_.out_w, Im2colTileRows(k_, mr), mr, slots_,
+      packed_[0].size() * static_cast<int64_t>(sizeof(float)));
   return true;
 }
 

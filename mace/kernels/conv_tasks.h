@@ -139,6 +139,33 @@ inline int64_t EvenBlockRows(int64_t count, int64_t max_rows,
   return aligned <= max_rows ? aligned : even;
 }
 
+// A packed matrix up to this size is read whole by every thread from its
+// own L2, so blocks of rows multiplying it are cut to give each thread
+// rows of its own (ThreadBlockRows) rather than a share of the output
+// channels of every row. Depthwise convolutions and pooling split by rows:
+// a split by channels had each thread read half of the next op's input
+// from the other core's cache (MobileNet-v2's 14x14 depthwise ran slower
+// on 2 threads than on 1 after its 64->384 expansion, one tile of 196
+// pixels cut into channel blocks), and Winograd transformed the same input
+// tiles on every thread. On the lent 16-core machine limits of 1-8 MiB
+// measured the same as 512 KiB for im2col, and for Winograd F(2,3) every
+// limit from 128 KiB to 4 MiB a matrix (2-64 MiB of filter), all ahead of
+// none and of 32 KiB.
+constexpr int64_t kPixelSplitMatrixBytes = 512 * 1024;
+
+// EvenBlockRows(count, max_rows, align), with blocks of at most one
+// thread's share of `count` when `slots` threads share them and each block
+// multiplies a packed matrix of `matrix_bytes` <= kPixelSplitMatrixBytes.
+inline int64_t ThreadBlockRows(int64_t count, int64_t max_rows, int64_t align,
+                               int slots, int64_t matrix_bytes) {
+  if (slots > 1 && matrix_bytes <= kPixelSplitMatrixBytes) {
+    const int64_t per_thread = (count + slots - 1) / slots;
+    const int64_t step = std::max<int64_t>(align, 1);
+    max_rows = std::min(max_rows, (per_thread + step - 1) / step * step);
+  }
+  return EvenBlockRows(count, max_rows, align);
+}
+
 }  // namespace kernels
 }  // namespace mace
 

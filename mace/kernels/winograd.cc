@@ -178,9 +178,11 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
     }
   }
   const int64_t mr = SgemmTileRows(packed_[0].isa);
-  block_tiles_ = EvenBlockRows(TileCount(),
-                               BlockTiles(geo_, tile_m_, mr, TileCount()), mr);
   slots_ = std::max(1, threads);
+  // Each tile block multiplies the tile_t^2 matrices one after another.
+  block_tiles_ = ThreadBlockRows(
+      TileCount(), BlockTiles(geo_, tile_m_, mr, TileCount()), mr, slots_,
+      packed_[0].size() * static_cast<int64_t>(sizeof(float)));
   return true;
 }
 

@@ -78,6 +78,9 @@ class WinogradConv {
   int tile_m() const { return tile_m_; }
   bool initialized() const { return !packed_.empty(); }
 
+  // Output tiles per block (the unit Run shares among threads).
+  int64_t block_tiles() const { return block_tiles_; }
+
  private:
   int64_t TileCount() const;
   // Transforms the filter's output channels of panels [begin, end).

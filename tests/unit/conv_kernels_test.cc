@@ -372,6 +372,26 @@ TEST(ConvKernelsTest, SmallFiltersGiveEachThreadItsOwnPixels) {
   EXPECT_EQ(tile_rows(512, 512, 2), tile_rows(512, 512, 1));
 }
 
+// The same for Winograd, by matrix: SqueezeNet's 13x13 48->192 expansion
+// (49 F(2,3) tiles, 16 matrices of 36 KiB) takes one block of tiles on one
+// thread and one block a thread on two; 512->512 (1 MiB a matrix) keeps
+// its blocks.
+TEST(ConvKernelsTest, SmallWinogradMatricesGiveEachThreadItsOwnTiles) {
+  std::mt19937 rng(6);
+  auto block_tiles = [&](int64_t in_c, int64_t out_c, int threads) {
+    const Problem p =
+        MakeProblem({1, 13, 13, in_c, out_c, 3, 3, 1, 1, 1, 1, 1, 1}, &rng);
+    WinogradConv conv;
+    EXPECT_TRUE(
+        conv.Init(p.geo, 2, p.filter.data(), SelectedSgemmIsa(), threads));
+    return conv.block_tiles();
+  };
+  EXPECT_GE(block_tiles(48, 192, 1), 49);
+  EXPECT_LE(block_tiles(48, 192, 2), 32);
+  EXPECT_GE(block_tiles(48, 192, 2), 25);
+  EXPECT_EQ(block_tiles(512, 512, 2), block_tiles(512, 512, 1));
+}
+
 TEST(ConvKernelsTest, BlocksAreEvenWithoutBecomingMore) {
   EXPECT_EQ(EvenBlockRows(49, 48), 25);    // not 48 + 1
   EXPECT_EQ(EvenBlockRows(169, 128), 85);  // 85 + 84
