@@ -9,6 +9,7 @@
 #ifndef MACE_KERNELS_SGEMM_H_
 #define MACE_KERNELS_SGEMM_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -132,6 +133,18 @@ void DeferPackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
 // Panels of `panel_floats` packed floats each in one deferred piece: about
 // 256 KiB, at least one panel.
 int64_t DeferredPiecePanels(int64_t panel_floats);
+
+// Leaves fn(begin, end) over `panels` panels of `panel_floats` floats each
+// to `work`, in pieces of DeferredPiecePanels; fn is copied into each.
+template <typename PanelsFn>
+void DeferPanelPieces(int64_t panels, int64_t panel_floats, DeferredWork *work,
+                      const PanelsFn &fn) {
+  const int64_t piece = DeferredPiecePanels(panel_floats);
+  for (int64_t begin = 0; begin < panels; begin += piece) {
+    const int64_t end = std::min(begin + piece, panels);
+    work->Add([fn, begin, end] { fn(begin, end); });
+  }
+}
 
 // Called on each finished block of C (rows x cols values, rows ldc apart)
 // by the thread that computed it, while it is still in cache: the place for

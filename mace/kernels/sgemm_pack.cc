@@ -175,14 +175,10 @@ int64_t DeferredPiecePanels(int64_t panel_floats) {
 void DeferPackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
                     DeferredWork *work) {
   if (packed->empty()) return;
-  const int64_t panels = PanelCount(*packed);
-  const int64_t piece = DeferredPiecePanels(packed->k * packed->nr);
-  for (int64_t begin = 0; begin < panels; begin += piece) {
-    const int64_t end = std::min(begin + piece, panels);
-    work->Add([b, b_is_n_by_k, packed, begin, end] {
-      PackPanels(b, b_is_n_by_k, packed, begin, end);
-    });
-  }
+  DeferPanelPieces(PanelCount(*packed), packed->k * packed->nr, work,
+                   [b, b_is_n_by_k, packed](int64_t begin, int64_t end) {
+                     PackPanels(b, b_is_n_by_k, packed, begin, end);
+                   });
 }
 
 bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,

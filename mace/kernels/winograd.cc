@@ -163,13 +163,10 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
   const int64_t panels = (geo_.out_c + nr - 1) / nr;
   // A source's ready matrices were transformed by an earlier load.
   if (!ready && defer != nullptr) {
-    const int64_t piece =
-        DeferredPiecePanels(int64_t{elements} * geo_.in_c * nr);
-    for (int64_t begin = 0; begin < panels; begin += piece) {
-      const int64_t end = std::min(begin + piece, panels);
-      defer->Add(
-          [this, filter, begin, end] { TransformPanels(filter, begin, end); });
-    }
+    DeferPanelPieces(panels, int64_t{elements} * geo_.in_c * nr, defer,
+                     [this, filter](int64_t begin, int64_t end) {
+                       TransformPanels(filter, begin, end);
+                     });
   } else if (!ready) {
     if (pool != nullptr) {
       pool->ParallelFor(0, panels, 1, transform);
