@@ -49,6 +49,7 @@ MaceStatus Net::Init(NetDef net, const unsigned char *weights,
   MACE_RETURN_IF_ERROR(
       PrepareOps(NeededOps(), op_factory, thread_pool, packed_weights));
   PlanInPlaceJoins();
+  PlanInPlaceSplits();  // after the joins: reads their row strides
   PlanBuffers();
   VLOG(1) << "net '" << net_.name() << "': " << steps_.size()
           << " steps, arena " << plan_.arena_bytes << " bytes";
@@ -263,6 +264,53 @@ void Net::PlanInPlaceJoins() {
   }
 }
 
+void Net::PlanInPlaceSplits() {
+  sliced_at_.clear();
+  std::unordered_map<const Tensor *, std::vector<int>> readers;
+  for (int i = 0; i < static_cast<int>(steps_.size()); ++i) {
+    const OpContext &context = *steps_[i].context;
+    for (int j = 0; j < context.num_inputs(); ++j) {
+      readers[&context.input(j)].push_back(i);
+    }
+  }
+  std::unordered_set<const Tensor *> graph_outputs;
+  for (const std::string &name : outputs_) {
+    graph_outputs.insert(tensors_.at(name).get());
+  }
+  for (int i = 0; i < static_cast<int>(steps_.size()); ++i) {
+    OpContext *producer = steps_[i].context.get();
+    if (!steps_[i].op->WritesOutputSlices() || producer->num_outputs() != 1) {
+      continue;
+    }
+    const Tensor *whole = producer->output(0);
+    auto read_by = readers.find(whole);
+    if (graph_outputs.count(whole) > 0 || read_by == readers.end()) continue;
+    // Every reader must take a range of the last axis.
+    std::vector<OpContext::OutputSlice> slices;
+    for (int reader : read_by->second) {
+      OpContext *context = steps_[reader].context.get();
+      int64_t begin = 0, end = 0;
+      if (context->num_inputs() != 1 ||
+          !steps_[reader].op->TakesLastAxisRange(&begin, &end) ||
+          context->output(0)->dtype() != whole->dtype()) {
+        slices.clear();
+        break;
+      }
+      const int64_t stride = context->output_row_stride();
+      slices.push_back(OpContext::OutputSlice{
+          begin, end, context->output(0), stride > 0 ? stride : end - begin});
+    }
+    if (slices.empty()) continue;
+    for (int reader : read_by->second) {
+      steps_[reader].context->set_written_by_producer();
+    }
+    for (const OpContext::OutputSlice &slice : slices) {
+      producer->add_output_slice(slice);
+      sliced_at_[slice.tensor] = i;
+    }
+  }
+}
+
 void Net::PlanBuffers() {
   const int num_steps = static_cast<int>(steps_.size());
   // Hash tables: a transformer's 70 steps spent a tenth of their load in
@@ -334,6 +382,12 @@ void Net::PlanBuffers() {
       } else {
         buffer = new_buffer(output->bytes(), i);
       }
+      // Written before its own step, by its input's producer.
+      auto sliced = sliced_at_.find(output);
+      if (sliced != sliced_at_.end()) {
+        requests[buffer].first_step =
+            std::min(requests[buffer].first_step, sliced->second);
+      }
       buffer_of[output] = buffer;
       members[buffer].push_back(output);
       placements_.push_back(Placement{output, i, buffer, offset});
@@ -396,7 +450,9 @@ MaceStatus Net::Run(RunMetadata *run_metadata) {
           const_cast<void *>(context->input(0).raw_data()));
     }
     const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
-    MACE_RETURN_IF_ERROR(step.op->Run(context));
+    if (!context->written_by_producer()) {
+      MACE_RETURN_IF_ERROR(step.op->Run(context));
+    }
     if (run_metadata != nullptr) {
       OperatorStats stats = step.stats;
       stats.stats.start_micros = start;

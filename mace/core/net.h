@@ -69,6 +69,11 @@ class Net {
   int inputs_written_in_place() const {
     return static_cast<int>(written_in_place_.size());
   }
+  // Ops not run because their input's producer writes their output
+  // (channel Slices after a ChannelShuffle, see PlanInPlaceSplits).
+  int outputs_sliced_in_place() const {
+    return static_cast<int>(sliced_at_.size());
+  }
 
  private:
   struct Step {
@@ -98,6 +103,7 @@ class Net {
                         PackedWeightStore *packed_weights);
   MaceStatus FoldConstantStep(Step *step);
   void PlanInPlaceJoins();
+  void PlanInPlaceSplits();
   void PlanBuffers();
   static OperatorStats DescribeStep(const Step &step);
 
@@ -110,6 +116,8 @@ class Net {
   std::vector<Step> steps_;
   std::vector<Placement> placements_;
   std::unordered_map<const Tensor *, InPlaceInput> written_in_place_;
+  // Outputs of skipped Slices -> the step of the producer that writes them.
+  std::unordered_map<const Tensor *, int> sliced_at_;
   MemoryPlan plan_;
 };
 

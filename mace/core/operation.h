@@ -92,6 +92,27 @@ class OpContext {
     inputs_in_place_[i] = true;
   }
 
+  // In-place split (planned by Net, see Operation::WritesOutputSlices):
+  // when output_slices() is not empty, Run writes columns [begin, end) of
+  // output 0's last axis into each slice's tensor, its rows row_stride
+  // elements apart, and output 0 itself is not written. An op whose output
+  // its input's producer writes that way is not run at all
+  // (written_by_producer).
+  struct OutputSlice {
+    int64_t begin;
+    int64_t end;
+    Tensor *tensor;
+    int64_t row_stride;
+  };
+  const std::vector<OutputSlice> &output_slices() const {
+    return output_slices_;
+  }
+  void add_output_slice(const OutputSlice &slice) {
+    output_slices_.push_back(slice);
+  }
+  bool written_by_producer() const { return written_by_producer_; }
+  void set_written_by_producer() { written_by_producer_ = true; }
+
   // Scratch memory: requested in Prepare, valid during Run (arena memory
   // shared with other ops' scratch, contents not kept between runs).
   void RequestScratch(int64_t bytes) {
@@ -142,6 +163,8 @@ class OpContext {
   bool will_run_ = true;
   int64_t output_row_stride_ = 0;
   std::vector<bool> inputs_in_place_;
+  std::vector<OutputSlice> output_slices_;
+  bool written_by_producer_ = false;
   DeferredWork *deferred_work_ = nullptr;
   std::unique_ptr<PackedWeightSource> packed_weights_;
 };
@@ -163,6 +186,18 @@ class Operation {
   virtual bool JoinsInputsAlongLastAxis() const { return false; }
   // Whether Run honours OpContext::output_row_stride() for output 0.
   virtual bool WritesStridedOutput() const { return false; }
+  // In-place split, the mirror of the join: an op whose output 0 is the
+  // range [*begin, *end) of its one input's last axis, every other dim
+  // whole (a channel Slice), says so after Prepare; when every reader of a
+  // tensor does and its producer WritesOutputSlices, Net has the producer
+  // write each range straight into its reader's output and skips the
+  // readers. ShuffleNet's ChannelShuffle and the two Slices after it were
+  // then one pass over the tensor instead of two.
+  virtual bool TakesLastAxisRange(int64_t *begin, int64_t *end) const {
+    return false;
+  }
+  // Whether Run honours OpContext::output_slices() for output 0.
+  virtual bool WritesOutputSlices() const { return false; }
   // Multiply-accumulates of one run (for benchmarks); valid after Prepare.
   virtual int64_t MacCount(const OpContext &context) const { return 0; }
 };

@@ -56,30 +56,64 @@ class ChannelShuffleOp : public Operation {
       StridedCopyOp(view_, context);
       return MaceStatus::MACE_SUCCESS;
     }
-    // ShuffleNet's two groups: each pixel's two halves interleaved, pixel
-    // by pixel (the general strided copy works in blocks of 16 channels,
-    // a division per block: 12% of ShuffleNetV2's run).
-    const float *x = context->input(0).data<float>();
-    float *y = context->output(0)->mutable_data<float>();
-    const int64_t half = channels_ / 2;
-    const int64_t pixels = context->input(0).size() / channels_;
-    context->thread_pool()->ParallelFor(
-        0, pixels, std::max<int64_t>(1, 4096 / channels_),
-        [&](int64_t begin, int64_t end) {
-          for (int64_t p = begin; p < end; ++p) {
-            const float *low = x + p * channels_;
-            const float *high = low + half;
-            float *out = y + p * channels_;
-            for (int64_t k = 0; k < half; ++k) {
-              out[2 * k] = low[k];
-              out[2 * k + 1] = high[k];
-            }
-          }
-        });
+    const std::vector<OpContext::OutputSlice> &slices =
+        context->output_slices();
+    if (slices.empty()) {
+      const OpContext::OutputSlice whole{0, channels_, context->output(0),
+                                         channels_};
+      ShuffleTwoGroups(context, &whole, 1);
+    } else {
+      ShuffleTwoGroups(context, slices.data(), slices.size());
+    }
     return MaceStatus::MACE_SUCCESS;
   }
 
+  // Two groups: Net may have this op write its output's channel ranges
+  // straight into the Slices that read them.
+  bool WritesOutputSlices() const override { return group_ == 2; }
+
  private:
+  // ShuffleNet's two groups: each pixel's two halves interleaved, pixel by
+  // pixel (the general strided copy works in blocks of 16 channels, a
+  // division per block: 12% of ShuffleNetV2's run), its shuffled channels
+  // [begin, end) going to each of `targets`.
+  void ShuffleTwoGroups(OpContext *context,
+                        const OpContext::OutputSlice *targets,
+                        size_t count) const {
+    const float *x = context->input(0).data<float>();
+    const int64_t channels = channels_;
+    const int64_t pixels = context->input(0).size() / channels;
+    context->thread_pool()->ParallelFor(
+        0, pixels, std::max<int64_t>(1, 4096 / channels),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            for (size_t t = 0; t < count; ++t) {
+              const OpContext::OutputSlice &target = targets[t];
+              float *out =
+                  target.tensor->mutable_data<float>() + p * target.row_stride;
+              ShuffleColumns(x + p * channels, channels / 2, target.begin,
+                             target.end, out);
+            }
+          }
+        });
+  }
+
+  // Channels [begin, end) of one pixel shuffled in two groups: channel c is
+  // channel c / 2 of the low half (c even) or of the high half (c odd).
+  static void ShuffleColumns(const float *low, int64_t half, int64_t begin,
+                             int64_t end, float *out) {
+    const float *high = low + half;
+    int64_t c = begin;
+    if (c < end && c % 2 == 1) *out++ = high[c++ / 2];
+    const int64_t first = c / 2;
+    const int64_t pairs = (end - c) / 2;
+    for (int64_t k = 0; k < pairs; ++k) {
+      out[2 * k] = low[first + k];
+      out[2 * k + 1] = high[first + k];
+    }
+    if ((end - c) % 2 == 1) out[2 * pairs] = low[first + pairs];
+  }
+
   StridedView view_;
   int64_t group_ = 1;
   int64_t channels_ = 1;

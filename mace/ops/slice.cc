@@ -107,6 +107,7 @@ class SliceOp : public Operation {
       view_.steps[axis] *= step;
       view_.dims[axis] = count;
     }
+    takes_last_axis_ = IsLastAxisRange(input.shape());
     return SetOutput(context, input.dtype(), view_.dims);
   }
 
@@ -115,8 +116,29 @@ class SliceOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
+  // StridedCopy writes any row stride, into a channel join as well.
+  bool WritesStridedOutput() const override { return true; }
+
+  bool TakesLastAxisRange(int64_t *begin, int64_t *end) const override {
+    if (!takes_last_axis_) return false;
+    *begin = view_.base;
+    *end = view_.base + view_.dims.back();
+    return true;
+  }
+
  private:
+  // Whether the view is a unit-step range of the last axis of an input of
+  // `shape`, every other dim whole.
+  bool IsLastAxisRange(const Shape &shape) const {
+    if (shape.empty() || view_.steps != RowMajorStrides(shape)) return false;
+    for (size_t d = 0; d + 1 < shape.size(); ++d) {
+      if (view_.dims[d] != shape[d]) return false;
+    }
+    return true;
+  }
+
   StridedView view_;
+  bool takes_last_axis_ = false;
 };
 
 // The slice spec of tf.strided_slice after the ellipsis is expanded: one

@@ -117,17 +117,19 @@ struct StridedView {
 // runs instead of element by element.
 constexpr int64_t kStridedBlock = 16;
 
-// Copies the view into the dense row-major output, in blocks of rows of
-// the last two dims shared among the pool's threads; each block finds its
-// input offset once, so the inner loops are plain strided copies. Float
-// rows that are contiguous in the input with three planes as the inner dim
-// (an NCHW RGB input turned NHWC) go a whole row per block through
-// kernels::InterleaveThreePlanes: the column loop stores one element at a
-// time, 0.13 ms for a 224x224 image.
+// Copies the view into the row-major output, in blocks of rows of the last
+// two dims shared among the pool's threads. Output rows along the last dim
+// lie out_row_stride elements apart (0: packed, the dim itself), as inside
+// a tensor joined in place (OpContext::output_row_stride). Each block
+// finds its input offset once, so the inner loops are plain strided
+// copies. Float rows that are contiguous in the input with three planes as
+// the inner dim (an NCHW RGB input turned NHWC) go a whole row per block
+// through kernels::InterleaveThreePlanes: the column loop stores one
+// element at a time, 0.13 ms for a 224x224 image.
 
 template <typename T>
-void StridedCopy(const StridedView &view, const T *in, T *out,
-                 ThreadPool *pool) {
+void StridedCopy(const StridedView &view, const T *in, T *out, ThreadPool *pool,
+                 int64_t out_row_stride = 0) {
   const int rank = static_cast<int>(view.dims.size());
   if (rank == 0) {
     out[0] = in[view.base];
@@ -143,8 +145,9 @@ void StridedCopy(const StridedView &view, const T *in, T *out,
   int64_t outer = 1;
   for (int k = 0; k < outer_rank; ++k) outer *= view.dims[k];
   if (inner == 0 || rows == 0 || outer == 0) return;
+  const int64_t out_stride = out_row_stride > 0 ? out_row_stride : inner;
   const bool interleaves = std::is_same_v<T, float> && row_step == 1 &&
-                           inner_step != 1 && inner == 3;
+                           inner_step != 1 && inner == 3 && out_stride == inner;
   const int64_t block_rows = interleaves ? rows : kStridedBlock;
   const int64_t row_blocks = (rows + block_rows - 1) / block_rows;
   const StridedView *v = &view;
@@ -160,7 +163,7 @@ void StridedCopy(const StridedView &view, const T *in, T *out,
         rest /= v->dims[k];
       }
       const T *src = in + offset;
-      T *dst = out + (index * rows + row0) * inner;
+      T *dst = out + (index * rows + row0) * out_stride;
       if constexpr (std::is_same_v<T, float>) {
         if (interleaves) {
           kernels::InterleaveThreePlanes(src, inner_step, count, dst);
@@ -169,13 +172,14 @@ void StridedCopy(const StridedView &view, const T *in, T *out,
       }
       if (inner_step == 1) {
         for (int64_t r = 0; r < count; ++r) {
-          std::memcpy(dst + r * inner, src + r * row_step, inner * sizeof(T));
+          std::memcpy(dst + r * out_stride, src + r * row_step,
+                      inner * sizeof(T));
         }
       } else {
         for (int64_t j = 0; j < inner; ++j) {
           const T *column = src + j * inner_step;
           for (int64_t r = 0; r < count; ++r) {
-            dst[r * inner + j] = column[r * row_step];
+            dst[r * out_stride + j] = column[r * row_step];
           }
         }
       }
@@ -187,16 +191,18 @@ void StridedCopy(const StridedView &view, const T *in, T *out,
 }
 
 // StridedCopy from input 0 to output 0 of `context`, by their dtype (float
-// or int32; both are moved bit for bit).
+// or int32; both are moved bit for bit), output rows as far apart as the
+// context says.
 inline void StridedCopyOp(const StridedView &view, OpContext *context) {
   const Tensor &input = context->input(0);
   Tensor *output = context->output(0);
+  const int64_t out_row_stride = context->output_row_stride();
   if (input.dtype() == DT_INT32) {
     StridedCopy(view, input.data<int32_t>(), output->mutable_data<int32_t>(),
-                context->thread_pool());
+                context->thread_pool(), out_row_stride);
   } else {
     StridedCopy(view, input.data<float>(), output->mutable_data<float>(),
-                context->thread_pool());
+                context->thread_pool(), out_row_stride);
   }
 }
 
