@@ -264,6 +264,14 @@ void Net::PlanInPlaceJoins() {
   }
 }
 
+std::unordered_set<const Tensor *> Net::GraphOutputTensors() const {
+  std::unordered_set<const Tensor *> graph_outputs;
+  for (const std::string &name : outputs_) {
+    graph_outputs.insert(tensors_.at(name).get());
+  }
+  return graph_outputs;
+}
+
 void Net::PlanInPlaceSplits() {
   sliced_at_.clear();
   std::unordered_map<const Tensor *, std::vector<int>> readers;
@@ -273,10 +281,7 @@ void Net::PlanInPlaceSplits() {
       readers[&context.input(j)].push_back(i);
     }
   }
-  std::unordered_set<const Tensor *> graph_outputs;
-  for (const std::string &name : outputs_) {
-    graph_outputs.insert(tensors_.at(name).get());
-  }
+  const std::unordered_set<const Tensor *> graph_outputs = GraphOutputTensors();
   for (int i = 0; i < static_cast<int>(steps_.size()); ++i) {
     OpContext *producer = steps_[i].context.get();
     if (!steps_[i].op->WritesOutputSlices() || producer->num_outputs() != 1) {
@@ -323,10 +328,7 @@ void Net::PlanBuffers() {
       last_use[&context.input(j)] = i;
     }
   }
-  std::unordered_set<const Tensor *> graph_outputs;
-  for (const std::string &name : outputs_) {
-    graph_outputs.insert(tensors_.at(name).get());
-  }
+  const std::unordered_set<const Tensor *> graph_outputs = GraphOutputTensors();
   std::vector<BufferRequest> requests;
   std::vector<std::vector<const Tensor *>> members;
   // Absent: external or constant.

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "mace/core/memory_planner.h"
@@ -102,6 +103,9 @@ class Net {
                         const OpFactory &op_factory, ThreadPool *thread_pool,
                         PackedWeightStore *packed_weights);
   MaceStatus FoldConstantStep(Step *step);
+  // The tensors the engine hands back after Run (never overwritten early,
+  // never written only into other tensors).
+  std::unordered_set<const Tensor *> GraphOutputTensors() const;
   void PlanInPlaceJoins();
   void PlanInPlaceSplits();
   void PlanBuffers();
