@@ -105,6 +105,7 @@ bool RegisterConvBenchmarks() {
   Register({1, 64, 56, 56, 1, 1, 1, 1, false, 256}, {kAuto});
   Register({1, 256, 56, 56, 1, 1, 2, 1, false, 512}, kWindow);
   Register({1, 1024, 14, 14, 1, 1, 1, 1, false, 256}, {kAuto});
+  Register({1, 2048, 7, 7, 1, 1, 1, 1, false, 512}, {kAuto});
   // MobileNet v1: the stride-2 stem and pointwise layers.
   Register({1, 3, 224, 224, 3, 3, 2, 1, true, 32}, kWindow);
   Register({1, 32, 112, 112, 1, 1, 1, 1, false, 64}, {kAuto});
@@ -125,6 +126,7 @@ bool RegisterConvBenchmarks() {
   Register({1, 48, 35, 35, 5, 5, 1, 1, true, 64}, kWindow);
   Register({1, 128, 17, 17, 1, 7, 1, 1, true, 128}, kWindow);
   Register({1, 128, 17, 17, 7, 1, 1, 1, true, 192}, kWindow);
+  Register({1, 288, 35, 35, 3, 3, 2, 1, false, 384}, kWindow);
   // DeepLab-style dilated 3x3.
   Register({1, 256, 33, 33, 3, 3, 1, 2, true, 256}, kWindow);
   return true;

@@ -162,22 +162,23 @@ TEST(SgemmTest, StridedOperandsLeaveOtherValuesAlone) {
   }
 }
 
-// A given in runs, some of them null (zeros): every run pattern, with a
-// bias, an addend and a clamp, on full, half-width and edge panels.
-TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
-  std::mt19937 rng(23);
-  const int64_t m = 13, n = 45, runs = 3, run_k = 5, k = runs * run_k;
-  const int64_t lda = 7, ldc = n;
+// A given in `runs` runs of run_k values, some of them null (zeros): every
+// run pattern, with a bias, an addend and a clamp, on full, half-width and
+// edge panels.
+void ExpectRunsMatchFloat64(int64_t m, int runs, int64_t run_k,
+                            std::mt19937 *rng) {
+  const int64_t n = 45, k = runs * run_k;
+  const int64_t lda = run_k + 2, ldc = n;
   // Run s of row r lives at storage[s][r * lda + p]; lda > run_k leaves
   // values between rows that must not be read.
   std::vector<std::vector<float>> storage(runs);
-  for (auto &run : storage) run = RandomVector(m * lda, &rng);
-  const std::vector<float> b = RandomVector(k * n, &rng);
-  const std::vector<float> bias = RandomVector(n, &rng);
-  const std::vector<float> addend = RandomVector(m * ldc, &rng);
+  for (auto &run : storage) run = RandomVector(m * lda, rng);
+  const std::vector<float> b = RandomVector(k * n, rng);
+  const std::vector<float> bias = RandomVector(n, rng);
+  const std::vector<float> addend = RandomVector(m * ldc, rng);
   const float clamp[2] = {-0.5f, 0.75f};
+  std::vector<const float *> run_ptrs(runs);
   for (int mask = 0; mask < (1 << runs); ++mask) {
-    const float *run_ptrs[runs];
     for (int s = 0; s < runs; ++s) {
       run_ptrs[s] = (mask >> s & 1) != 0 ? storage[s].data() : nullptr;
     }
@@ -185,7 +186,7 @@ TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
       PackedMatrixB packed;
       PackB(b.data(), k, n, false, isa, &packed);
       std::vector<float> c(m * ldc, NAN);
-      SgemmColumnsInRuns(m, 0, n, SgemmARuns{run_ptrs, runs, run_k}, lda,
+      SgemmColumnsInRuns(m, 0, n, SgemmARuns{run_ptrs.data(), runs, run_k}, lda,
                          packed, bias.data(), clamp, addend.data(), c.data(),
                          ldc, nullptr);
       for (int64_t i = 0; i < m; ++i) {
@@ -203,8 +204,54 @@ TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
           }
           want = std::fmin(std::fmax(want, clamp[0]), clamp[1]);
           ASSERT_NEAR(c[i * ldc + j], want, 1e-5 * scale + 1e-30)
-              << SgemmIsaName(isa) << " runs mask " << mask << " at (" << i
-              << ", " << j << ")";
+              << SgemmIsaName(isa) << " runs " << runs << " x " << run_k
+              << " mask " << mask << " at (" << i << ", " << j << ")";
+        }
+      }
+    }
+  }
+}
+
+TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
+  std::mt19937 rng(23);
+  ExpectRunsMatchFloat64(13, 3, 5, &rng);
+}
+
+// Runs as deep as a stride-2 3x3 convolution's window rows (3 x 512
+// channels), of a depth no kernel unrolling divides, with padding runs
+// first, between and last.
+TEST(SgemmTest, DeepRunsMatchFloat64) {
+  std::mt19937 rng(29);
+  ExpectRunsMatchFloat64(21, 3, 1536, &rng);
+  ExpectRunsMatchFloat64(13, 2, 513, &rng);
+}
+
+// Depths of real layers' GEMMs (K = 512 .. 4608; the edge sizes above stop
+// at 100), with column edges, threaded, clamped and not.
+TEST(SgemmTest, DeepProductsMatchFloat64) {
+  std::mt19937 rng(31);
+  auto pool1 = StartPool(1);
+  auto pool2 = StartPool(2);
+  const float clamp[2] = {-2.0f, 2.5f};
+  for (int64_t k : {512, 1025, 4608}) {
+    const Problem p = MakeProblem(19, 45, k, &rng);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      PackedMatrixB packed;
+      PackB(p.b_nk.data(), k, p.n, true, isa, &packed);
+      for (ThreadPool *pool : {pool1.get(), pool2.get()}) {
+        const std::string what =
+            std::string(SgemmIsaName(isa)) + " k=" + std::to_string(k) +
+            " threads=" + std::to_string(pool->num_threads());
+        std::vector<float> c(p.m * p.n, NAN);
+        Sgemm(p.m, p.n, k, p.a.data(), k, packed, p.bias.data(), c.data(), p.n,
+              pool);
+        ExpectMatches(p, c.data(), p.n, true, what);
+        std::vector<float> clamped(p.m * p.n, NAN);
+        SgemmClamped(p.m, p.n, k, p.a.data(), k, packed, p.bias.data(), clamp,
+                     clamped.data(), p.n, pool);
+        for (int64_t i = 0; i < p.m * p.n; ++i) {
+          ASSERT_EQ(clamped[i], std::fmin(std::fmax(c[i], clamp[0]), clamp[1]))
+              << what << " at " << i;
         }
       }
     }
