@@ -39,6 +39,7 @@ import os
 import shutil
 import sys
 import time
+import types
 import warnings
 import zlib
 
@@ -350,6 +351,29 @@ def tv(name, **kwargs):
     return getattr(torchvision.models, name)(weights=None, **kwargs)
 
 
+def shufflenet_split():
+    """torchvision's ShuffleNetV2 whose units split the shuffled tensor with
+    torch.split, exported as one ONNX Split (the zoo's other ShuffleNet
+    splits with chunk, exported as Slices), as tf.split and Caffe's Slice
+    layer give it too."""
+    from torchvision.models.shufflenetv2 import (InvertedResidual,
+                                                 channel_shuffle)
+
+    def forward(self, x):
+        if self.stride == 1:
+            x1, x2 = torch.split(x, int(x.shape[1]) // 2, dim=1)
+            out = torch.cat((x1, self.branch2(x2)), dim=1)
+        else:
+            out = torch.cat((self.branch1(x), self.branch2(x)), dim=1)
+        return channel_shuffle(out, 2)
+
+    model = tv("shufflenet_v2_x1_0")
+    for module in model.modules():
+        if isinstance(module, InvertedResidual):
+            module.forward = types.MethodType(forward, module)
+    return model
+
+
 # name: (builder, input shape, opset, output kind, final-layer getter)
 MODELS = {
     "mobilenet_v1": (lambda: MobileNetV1(), (1, 3, 224, 224), 13,
@@ -373,6 +397,8 @@ MODELS = {
     "shufflenet_v2_x1_0": (lambda: tv("shufflenet_v2_x1_0"),
                            (1, 3, 224, 224), 13, "classifier",
                            lambda m: m.fc),
+    "shufflenet_v2_split": (shufflenet_split, (1, 3, 224, 224), 13,
+                            "classifier", lambda m: m.fc),
     "efficientnet_b0": (lambda: tv("efficientnet_b0"), (1, 3, 224, 224), 13,
                         "classifier", lambda m: m.classifier[-1]),
     "unet": (lambda: UNet(), (1, 3, 64, 64), 13, "segmentation",

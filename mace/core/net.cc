@@ -290,22 +290,27 @@ void Net::PlanInPlaceSplits() {
     const Tensor *whole = producer->output(0);
     auto read_by = readers.find(whole);
     if (graph_outputs.count(whole) > 0 || read_by == readers.end()) continue;
-    // Every reader must take a range of the last axis.
+    // Every output of every reader must be a range of the last axis.
     std::vector<OpContext::OutputSlice> slices;
+    bool every_output = true;
     for (int reader : read_by->second) {
       OpContext *context = steps_[reader].context.get();
-      int64_t begin = 0, end = 0;
-      if (context->num_inputs() != 1 ||
-          !steps_[reader].op->TakesLastAxisRange(&begin, &end) ||
-          context->output(0)->dtype() != whole->dtype()) {
-        slices.clear();
-        break;
+      every_output = every_output && context->num_inputs() == 1;
+      for (int o = 0; every_output && o < context->num_outputs(); ++o) {
+        int64_t begin = 0, end = 0;
+        every_output = steps_[reader].op->TakesLastAxisRange(o, &begin, &end) &&
+                       context->output(o)->dtype() == whole->dtype();
+        // Only output 0 may be joined into a Concat (a row stride).
+        const int64_t stride = o == 0 ? context->output_row_stride() : 0;
+        if (every_output && end > begin) {  // an empty output needs no write
+          slices.push_back(
+              OpContext::OutputSlice{begin, end, context->output(o),
+                                     stride > 0 ? stride : end - begin});
+        }
       }
-      const int64_t stride = context->output_row_stride();
-      slices.push_back(OpContext::OutputSlice{
-          begin, end, context->output(0), stride > 0 ? stride : end - begin});
+      if (!every_output) break;
     }
-    if (slices.empty()) continue;
+    if (!every_output || slices.empty()) continue;
     for (int reader : read_by->second) {
       steps_[reader].context->set_written_by_producer();
     }

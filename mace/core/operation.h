@@ -186,14 +186,16 @@ class Operation {
   virtual bool JoinsInputsAlongLastAxis() const { return false; }
   // Whether Run honours OpContext::output_row_stride() for output 0.
   virtual bool WritesStridedOutput() const { return false; }
-  // In-place split, the mirror of the join: an op whose output 0 is the
-  // range [*begin, *end) of its one input's last axis, every other dim
-  // whole (a channel Slice), says so after Prepare; when every reader of a
-  // tensor does and its producer WritesOutputSlices, Net has the producer
-  // write each range straight into its reader's output and skips the
-  // readers. ShuffleNet's ChannelShuffle and the two Slices after it were
-  // then one pass over the tensor instead of two.
-  virtual bool TakesLastAxisRange(int64_t *begin, int64_t *end) const {
+  // In-place split, the mirror of the join: an op whose output `output`
+  // is the range [*begin, *end) of its one input's last axis, every other
+  // dim whole (a channel Slice; each output of a channel Split), says so
+  // after Prepare; when every output of every reader of a tensor does and
+  // the tensor's producer WritesOutputSlices, Net has the producer write
+  // each range straight into its reader's output and skips the readers.
+  // ShuffleNet's ChannelShuffle and the two Slices (or the Split) after it
+  // were then one pass over the tensor instead of two.
+  virtual bool TakesLastAxisRange(int output, int64_t *begin,
+                                  int64_t *end) const {
     return false;
   }
   // Whether Run honours OpContext::output_slices() for output 0.

@@ -119,8 +119,9 @@ class SliceOp : public Operation {
   // StridedCopy writes any row stride, into a channel join as well.
   bool WritesStridedOutput() const override { return true; }
 
-  bool TakesLastAxisRange(int64_t *begin, int64_t *end) const override {
-    if (!takes_last_axis_) return false;
+  bool TakesLastAxisRange(int output, int64_t *begin,
+                          int64_t *end) const override {
+    if (!takes_last_axis_ || output != 0) return false;
     *begin = view_.base;
     *end = view_.base + view_.dims.back();
     return true;

@@ -1,5 +1,9 @@
 // Split: cuts a float32 or int32 tensor along an axis into as many pieces
-// as the op has outputs.
+// as the op has outputs. Along the last axis (channels in NHWC) each
+// output is a range of it: a ChannelShuffle before may write the pieces
+// itself (Operation::TakesLastAxisRange), and output 0 may be written
+// straight into a channel Concat (WritesStridedOutput), as ShuffleNet's
+// x1, x2 = split(shuffled); concat(x1, branch(x2)) has it.
 //
 // Arguments: `axis` (int, default 0; negative counts from the back);
 // `split` (ints, optional): the size of each piece along the axis, one per
@@ -33,9 +37,11 @@ class SplitOp : public Operation {
     MACE_RETURN_IF_ERROR(PieceSizes(*context, input.dim(axis), &sizes));
 
     rows_ = DimProduct(input.shape(), 0, axis);
+    element_bytes_ = DataTypeSize(input.dtype());
     const int64_t inner_bytes =
-        DimProduct(input.shape(), axis + 1, input.rank()) *
-        DataTypeSize(input.dtype());
+        DimProduct(input.shape(), axis + 1, input.rank()) * element_bytes_;
+    last_axis_ = axis == input.rank() - 1;
+    sizes_ = sizes;
     row_bytes_.clear();
     for (int i = 0; i < context->num_outputs(); ++i) {
       Shape shape = input.shape();
@@ -49,8 +55,25 @@ class SplitOp : public Operation {
   }
 
   MaceStatus Run(OpContext *context) override {
-    SplitRows(context, rows_, row_bytes_);
+    SplitRows(context, rows_, row_bytes_,
+              context->output_row_stride() * element_bytes_);
     return MaceStatus::MACE_SUCCESS;
+  }
+
+  // A row of output 0 is a run of its last axis only when the split is
+  // along that axis.
+  bool WritesStridedOutput() const override { return last_axis_; }
+
+  bool TakesLastAxisRange(int output, int64_t *begin,
+                          int64_t *end) const override {
+    if (!last_axis_ || output < 0 ||
+        output >= static_cast<int>(sizes_.size())) {
+      return false;
+    }
+    *begin = 0;
+    for (int i = 0; i < output; ++i) *begin += sizes_[i];
+    *end = *begin + sizes_[output];
+    return true;
   }
 
  private:
@@ -83,6 +106,9 @@ class SplitOp : public Operation {
   }
 
   int64_t rows_ = 0;
+  int64_t element_bytes_ = 4;
+  bool last_axis_ = false;
+  std::vector<int64_t> sizes_;
   std::vector<int64_t> row_bytes_;
 };
 

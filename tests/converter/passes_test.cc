@@ -1483,6 +1483,56 @@ TEST(SinkTransposesTest, SlicesMoveBelowWithTheirAxesMapped) {
       (std::vector<int64_t>{0, 3}));
 }
 
+void Split(GraphBuilder *graph, const std::string &input,
+           const std::vector<std::string> &outputs,
+           const std::vector<OpArg> &args) {
+  const MaceStatus status =
+      graph->AddOp("Split", outputs[0] + "_split", {input}, outputs, args);
+  EXPECT_EQ(status, MaceStatus::MACE_SUCCESS) << status.information();
+}
+
+// ShuffleNetV2's split as torch.split or tf.split exports it: one Split of
+// the channel axis of an NCHW tensor, each output taken back to NHWC. The
+// Split reads the NHWC tensor along its last axis and every transpose
+// cancels.
+TEST(SinkTransposesTest, SplitMovesBelowWithItsAxisMapped) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 6});
+        Transpose(graph, "t", "x", kToNchw);
+        Split(graph, "t", {"low", "high"},
+              {OpArg::Int("axis", 1), OpArg::Ints("split", {2, 4})});
+        Transpose(graph, "low_nhwc", "low", kToNhwc);
+        Transpose(graph, "high_nhwc", "high", kToNhwc);
+        Tanh(graph, "a", "low_nhwc");
+        Tanh(graph, "b", "high_nhwc");
+        Output(graph, "a");
+        Output(graph, "b");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp},
+      {"Split", "Activation", "Activation"});
+  const Argument *axis = Arg(OpAt(net, 0), "axis");
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(axis->i(), 3);
+}
+
+// A Split on its default axis 0 that the transpose moves (to 1), its
+// outputs graph outputs: each gets a transpose of its own.
+TEST(SinkTransposesTest, SplitOnTheDefaultAxisGetsTheMovedAxis) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {4, 2, 6});
+        Transpose(graph, "t", "x", {1, 0, 2});
+        Split(graph, "t", {"first", "second"}, {});
+        Output(graph, "first");
+        Output(graph, "second");
+      },
+      {SinkTransposes, CleanUp}, {"Split", "Transpose", "Transpose"});
+  const Argument *axis = Arg(OpAt(net, 0), "axis");
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(axis->i(), 1);
+}
+
 // A squeeze-excitation scale: [N,1,1,C] brought to NCHW is a Reshape (a
 // transpose of unit dims), multiplied with the transposed feature map. The
 // product sinks through both and reads the NHWC tensors.

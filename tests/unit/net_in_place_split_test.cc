@@ -1,9 +1,10 @@
 // In-place split: a ChannelShuffle of two groups whose every reader is a
-// channel Slice writes those slices itself and the Slices do not run
-// (Net::PlanInPlaceSplits); a Slice read only by a channel Concat writes
-// into the joined tensor. ShuffleNet's unit, Concat(slice, conv(slice)) of a
-// shuffle, is the case that matters. Every output must equal a float64
-// reference, and only eligible readers may be skipped.
+// channel Slice or a channel Split writes their outputs itself and they do
+// not run (Net::PlanInPlaceSplits); a Slice, or a Split's first output,
+// read only by a channel Concat writes into the joined tensor. ShuffleNet's
+// unit, Concat(slice, conv(slice)) of a shuffle, is the case that matters.
+// Every output must equal a float64 reference, and only eligible readers may be
+// skipped.
 
 #include <algorithm>
 #include <memory>
@@ -77,6 +78,17 @@ ModelBuilder ShuffledGraph(const std::string &name, int64_t group) {
       builder.AddOp("ChannelShuffle", "shuffle", {"restored"}, {"shuffled"});
   ModelBuilder::AddIntArg(shuffle, "group", group);
   return builder;
+}
+
+// Split of `input` into `outputs` along `axis`, with sizes `split` (none:
+// even pieces).
+void AddSplit(ModelBuilder *builder, const std::string &input, int64_t axis,
+              const std::vector<int64_t> &split,
+              const std::vector<std::string> &outputs) {
+  OperatorDef *op =
+      builder->AddOp("Split", outputs[0] + "_split", {input}, outputs);
+  ModelBuilder::AddIntArg(op, "axis", axis);
+  if (!split.empty()) ModelBuilder::AddIntsArg(op, "split", split);
 }
 
 class NetInPlaceSplitTest : public ::testing::TestWithParam<int> {
@@ -165,6 +177,85 @@ TEST_P(NetInPlaceSplitTest, ShuffleWritesItsSlicesIntoTheJoin) {
       JoinColumns({{Columns(shuffled, 0, kC / 2), kC / 2},
                    {Pointwise(Columns(shuffled, kC / 2, kC)), kConvOut}}),
       1e-5);
+}
+
+// The same unit as torchvision's ShuffleNet exports it, x1, x2 =
+// split(shuffled): one Split instead of two Slices.
+TEST_P(NetInPlaceSplitTest, ShuffleWritesTheOutputsOfASplit) {
+  ModelBuilder builder = ShuffledGraph("split_unit", 2);
+  AddSplit(&builder, "shuffled", -1, {}, {"low", "high"});
+  AddPointwise(&builder, "high");
+  OperatorDef *concat =
+      builder.AddOp("Concat", "concat", {"low", "conv"}, {"joined"});
+  ModelBuilder::AddIntArg(concat, "axis", 3);
+  builder.AddOutput("joined", {1, kH, kW, kC / 2 + kConvOut}, DT_FLOAT, 1);
+  Run(builder);
+  EXPECT_EQ(net_->outputs_sliced_in_place(), 2);
+  EXPECT_EQ(net_->inputs_written_in_place(), 2);  // low and conv
+  const Values shuffled = Shuffle(input_);
+  ExpectOutput(
+      "joined",
+      JoinColumns({{Columns(shuffled, 0, kC / 2), kC / 2},
+                   {Pointwise(Columns(shuffled, kC / 2, kC)), kConvOut}}),
+      1e-5);
+}
+
+// Uneven pieces, one of them empty and one starting on an odd channel,
+// next to a Slice: all written by the shuffle. Along another axis the
+// Split runs, and so does the Slice beside it.
+TEST_P(NetInPlaceSplitTest, ShuffleWritesUnevenSplitsButNotOtherAxes) {
+  ModelBuilder builder = ShuffledGraph("uneven", 2);
+  AddSplit(&builder, "shuffled", 3, {5, 0, 7, 6}, {"a", "b", "c", "d"});
+  AddSlice(&builder, "shuffled", 4, 9, "e");
+  for (const auto &[name, width] : std::vector<std::pair<std::string, int64_t>>{
+           {"a", 5}, {"c", 7}, {"d", 6}, {"e", 5}}) {
+    builder.AddOutput(name, {1, kH, kW, width}, DT_FLOAT, 1);
+  }
+  Run(builder);
+  EXPECT_EQ(net_->outputs_sliced_in_place(), 4);  // the empty one needs none
+  const Values shuffled = Shuffle(input_);
+  ExpectOutput("a", Columns(shuffled, 0, 5), 0);
+  ExpectOutput("c", Columns(shuffled, 5, 12), 0);
+  ExpectOutput("d", Columns(shuffled, 12, 18), 0);
+  ExpectOutput("e", Columns(shuffled, 4, 9), 0);
+
+  ModelBuilder by_width = ShuffledGraph("by_width", 2);
+  AddSplit(&by_width, "shuffled", 2, {3, 4}, {"left", "right"});
+  AddSlice(&by_width, "shuffled", 0, kC / 2, "low");
+  by_width.AddOutput("left", {1, kH, 3, kC}, DT_FLOAT, 1);
+  by_width.AddOutput("right", {1, kH, 4, kC}, DT_FLOAT, 1);
+  by_width.AddOutput("low", {1, kH, kW, kC / 2}, DT_FLOAT, 1);
+  Run(by_width);
+  EXPECT_EQ(net_->outputs_sliced_in_place(), 0);
+  Values left, right;
+  for (int64_t p = 0; p < kH * kW; ++p)
+    for (int64_t c = 0; c < kC; ++c)
+      (p % kW < 3 ? left : right).push_back(shuffled[p * kC + c]);
+  ExpectOutput("left", left, 0);
+  ExpectOutput("right", right, 0);
+  ExpectOutput("low", Columns(shuffled, 0, kC / 2), 0);
+}
+
+// A channel Split of the graph input (no shuffle): its first output, read
+// only by a channel Concat, is written into the joined tensor.
+TEST_P(NetInPlaceSplitTest, SplitWritesItsFirstOutputIntoTheJoin) {
+  ModelBuilder builder("split_join");
+  builder.AddInput("input", {1, kH, kW, kC}, DT_FLOAT, 1);
+  AddSplit(&builder, "input", 3, {4, 14}, {"head", "tail"});
+  OperatorDef *relu = builder.AddOp("Activation", "relu", {"tail"}, {"relu"});
+  ModelBuilder::AddStringArg(relu, "activation", "RELU");
+  OperatorDef *concat =
+      builder.AddOp("Concat", "concat", {"relu", "head"}, {"joined"});
+  ModelBuilder::AddIntArg(concat, "axis", 3);
+  builder.AddOutput("joined", {1, kH, kW, kC}, DT_FLOAT, 1);
+  Run(builder);
+  EXPECT_EQ(net_->outputs_sliced_in_place(), 0);
+  EXPECT_EQ(net_->inputs_written_in_place(), 1);  // head, not the ReLU
+  const Values x(input_.begin(), input_.end());
+  Values relu_tail = Columns(x, 4, kC);
+  for (double &v : relu_tail) v = std::max(v, 0.0);
+  ExpectOutput("joined",
+               JoinColumns({{relu_tail, kC - 4}, {Columns(x, 0, 4), 4}}), 0);
 }
 
 // Ranges that start on an odd channel, overlap and leave channels out,

@@ -1,6 +1,7 @@
-// Moves a Transpose below the elementwise op, concat, pad or slice that
-// consumes it:
+// Moves a Transpose below the elementwise op, concat, pad, slice or split
+// that consumes it:
 //   T(x) → U → y   becomes   U(x) → T → y
+// (a split gets one transpose per output).
 // The frontends wrap every NHWC op in transposes; sinking lets each
 // trailing transpose meet the next op's leading one, where
 // CancelTransposes removes both.
@@ -107,9 +108,10 @@ bool IsTransposeByReshape(const GraphBuilder &graph, const OperatorDef &reshape,
   return true;
 }
 
-// Tries to sink the transposes feeding ops[index]; true when it did.
-MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
-  *changed = false;
+// Tries to sink the transposes feeding ops[index]; *placed is the count
+// of transposes placed after it (0: nothing moved).
+MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
+  *placed = 0;
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
   const OperatorDef &op = ops[index];
   const bool concat = op.type() == "Concat";
@@ -119,16 +121,21 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
   // So does an ONNX-style Slice (arguments only) with its axes mapped:
   // ShuffleNetV2 splits each shuffled tensor in two with Slices.
   const bool slice = op.type() == "Slice" && op.input_size() == 1;
-  if ((!IsElementwise(op) && !concat && !pad && !slice) ||
-      op.output_size() != 1) {
+  // And a Split (its sizes an argument) with its axis mapped, each output
+  // transposed back: ShuffleNetV2 as torch.split or tf.split exports it.
+  const bool split = op.type() == "Split" && op.input_size() == 1;
+  if ((!IsElementwise(op) && !concat && !pad && !slice && !split) ||
+      (op.output_size() != 1 && !split) || op.output_size() < 1) {
     return MaceStatus::MACE_SUCCESS;
   }
   const auto consumers = ConsumersOf(ops);
-  bool output_feeds_transposes = !graph->IsGraphOutput(op.output(0));
-  auto users = consumers.find(op.output(0));
-  if (users == consumers.end()) {
-    output_feeds_transposes = false;
-  } else {
+  bool output_feeds_transposes = true;
+  for (const std::string &output : op.output()) {
+    auto users = consumers.find(output);
+    output_feeds_transposes = output_feeds_transposes &&
+                              !graph->IsGraphOutput(output) &&
+                              users != consumers.end();
+    if (!output_feeds_transposes) break;
     for (size_t user : users->second) {
       output_feeds_transposes =
           output_feeds_transposes && ops[user].type() == "Transpose";
@@ -200,29 +207,47 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
     }
     SetIntsArg(&moved, "axes", axes);
   }
-  if (concat) {
+  if (concat || split) {
+    const int64_t rank = static_cast<int64_t>(perm.size());
     int64_t axis = IntArg(moved, "axis", 0);
-    if (axis < 0) axis += static_cast<int64_t>(perm.size());
+    if (axis < -rank || axis >= rank) return MaceStatus::MACE_SUCCESS;
+    if (axis < 0) axis += rank;
+    bool found = false;
     for (Argument &arg : *moved.mutable_arg()) {
-      if (arg.name() == "axis") arg.set_i(perm[axis]);
+      if (arg.name() == "axis") {
+        arg.set_i(perm[axis]);
+        found = true;
+      }
+    }
+    if (!found && perm[axis] != 0) {  // the default axis, 0, moved
+      Argument *arg = moved.add_arg();
+      arg->set_name("axis");
+      arg->set_i(perm[axis]);
     }
   }
-  const std::string final_output = moved.output(0);
-  const std::string staged = graph->UniqueName(final_output + "__untransposed");
-  moved.set_output(0, staged);
   const int model = *std::max_element(transposes.begin(), transposes.end());
-  OperatorDef transpose = ops[model];  // any of the input transposes
-  transpose.clear_input();
-  transpose.add_input(staged);
-  transpose.set_output(0, final_output);
-  transpose.set_name(graph->UniqueName(moved.name() + "__sunk_transpose"));
+  std::vector<OperatorDef> placed_transposes;
+  for (int o = 0; o < moved.output_size(); ++o) {
+    const std::string final_output = moved.output(o);
+    const std::string staged =
+        graph->UniqueName(final_output + "__untransposed");
+    moved.set_output(o, staged);
+    OperatorDef transpose = ops[model];  // any of the input transposes
+    transpose.clear_input();
+    transpose.add_input(staged);
+    transpose.set_output(0, final_output);
+    transpose.set_name(graph->UniqueName(moved.name() + "__sunk_transpose"));
+    placed_transposes.push_back(std::move(transpose));
+  }
   // Old transposes are now unused (Finish drops them); place the moved op
-  // and its transpose where the op was.
+  // and its transposes where the op was.
   ops[index] = moved;
-  ops.insert(ops.begin() + index + 1, transpose);
-  MACE_RETURN_IF_ERROR(graph->Reinfer(index));
-  MACE_RETURN_IF_ERROR(graph->Reinfer(index + 1));
-  *changed = true;
+  ops.insert(ops.begin() + index + 1, placed_transposes.begin(),
+             placed_transposes.end());
+  for (size_t i = index; i <= index + placed_transposes.size(); ++i) {
+    MACE_RETURN_IF_ERROR(graph->Reinfer(i));
+  }
+  *placed = static_cast<int>(placed_transposes.size());
   return MaceStatus::MACE_SUCCESS;
 }
 
@@ -230,9 +255,9 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, bool *changed) {
 
 MaceStatus SinkTransposes(GraphBuilder *graph) {
   for (size_t i = 0; i < graph->ops().size(); ++i) {
-    bool changed = false;
-    MACE_RETURN_IF_ERROR(TrySink(graph, i, &changed));
-    if (changed) ++i;  // skip the transpose just placed after it
+    int placed = 0;
+    MACE_RETURN_IF_ERROR(TrySink(graph, i, &placed));
+    i += placed;  // skip the transposes just placed after it
   }
   return MaceStatus::MACE_SUCCESS;
 }

@@ -87,9 +87,12 @@ inline void ConcatRows(OpContext *context, int64_t rows,
 }
 
 // The inverse of ConcatRows: output i's row r is the i-th piece of input
-// 0's row r, pieces being row_bytes[i] long. For Split and Unstack.
+// 0's row r, pieces being row_bytes[i] long. For Split and Unstack. Output
+// 0's rows lie first_output_pitch bytes apart when it is not 0 (inside a
+// joined tensor).
 inline void SplitRows(OpContext *context, int64_t rows,
-                      const std::vector<int64_t> &row_bytes) {
+                      const std::vector<int64_t> &row_bytes,
+                      int64_t first_output_pitch = 0) {
   int64_t in_row_bytes = 0;
   for (int64_t b : row_bytes) in_row_bytes += b;
   const uint8_t *in =
@@ -104,7 +107,10 @@ inline void SplitRows(OpContext *context, int64_t rows,
             if (row_bytes[i] == 0) continue;
             uint8_t *dst = static_cast<uint8_t *>(
                 context->output(static_cast<int>(i))->raw_mutable_data());
-            std::memcpy(dst + r * row_bytes[i], src, row_bytes[i]);
+            const int64_t pitch = i == 0 && first_output_pitch > 0
+                                      ? first_output_pitch
+                                      : row_bytes[i];
+            std::memcpy(dst + r * pitch, src, row_bytes[i]);
             src += row_bytes[i];
           }
         }
