@@ -81,10 +81,51 @@ ReducePlan MakePlan(const Shape &shape, const std::vector<bool> &reduced) {
   return plan;
 }
 
+// ReduceLoop when the input's last dim is kept (a channels-last global
+// pool, [N, H, W, C] over H and W): the same fold in the same order for
+// each output, but for a block of neighbouring outputs at once, whose
+// inputs are contiguous runs, instead of one output's inputs a row apart
+// (ShuffleNet's mean over 7x7x1024 ran 1.8x slower that way than over the
+// NCHW tensor).
+template <typename T, typename Acc, typename Add, typename Finish>
+void ReduceColumnsLoop(const ReducePlan &plan, const T *x, T *y,
+                       ThreadPool *pool, Acc init, Add add, Finish finish) {
+  constexpr int64_t kBlock = 64;
+  const int64_t columns = plan.kept_dims.back();
+  const int64_t blocks = (columns + kBlock - 1) / kBlock;
+  const int64_t tasks = plan.outputs / columns * blocks;
+  const int64_t grain =
+      std::max<int64_t>(1, 4096 / std::max<int64_t>(plan.count * kBlock, 1));
+  pool->ParallelFor(0, tasks, grain, [&](int64_t begin, int64_t end) {
+    Acc acc[kBlock];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t first = t / blocks * columns + t % blocks * kBlock;
+      const int64_t count = std::min(kBlock, columns - t % blocks * kBlock);
+      const T *base =
+          x + ReducePlan::Offset(plan.kept_dims, plan.kept_strides, first);
+      std::fill(acc, acc + count, init);
+      for (int64_t r = 0; r < plan.reduce_rows; ++r) {
+        const T *row = base + ReducePlan::Offset(plan.reduced_dims,
+                                                 plan.reduced_strides, r);
+        for (int64_t j = 0; j < plan.inner; ++j) {
+          const T *values = row + j * plan.inner_stride;
+          for (int64_t c = 0; c < count; ++c) acc[c] = add(acc[c], values[c]);
+        }
+      }
+      for (int64_t c = 0; c < count; ++c) y[first + c] = finish(acc[c]);
+    }
+  });
+}
+
 // y[o] = finish(fold of add over o's inputs, starting from init).
 template <typename T, typename Acc, typename Add, typename Finish>
 void ReduceLoop(const ReducePlan &plan, const T *x, T *y, ThreadPool *pool,
                 Acc init, Add add, Finish finish) {
+  if (!plan.kept_strides.empty() && plan.kept_strides.back() == 1 &&
+      plan.kept_dims.back() >= 8) {
+    ReduceColumnsLoop(plan, x, y, pool, init, add, finish);
+    return;
+  }
   const int64_t grain =
       std::max<int64_t>(1, 4096 / std::max<int64_t>(plan.count, 1));
   pool->ParallelFor(0, plan.outputs, grain, [&](int64_t begin, int64_t end) {

@@ -1533,6 +1533,56 @@ TEST(SinkTransposesTest, SplitOnTheDefaultAxisGetsTheMovedAxis) {
   EXPECT_EQ(axis->i(), 1);
 }
 
+// ShuffleNetV2's pooling, x.mean([2, 3]) on NCHW data: the Reduce reads
+// the NHWC tensor over H and W, and its [N, C] output needs no transpose.
+TEST(SinkTransposesTest, ReduceOverTheSpatialAxesLosesItsTranspose) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 6});
+        Transpose(graph, "t", "x", kToNchw);
+        Op(graph, "Reduce", "mean", {"t"},
+           {OpArg::Ints("axis", {2, -1}), OpArg::Int("keepdims", 0)});
+        Output(graph, "mean");
+      },
+      {SinkTransposes, CleanUp}, {"Reduce"});
+  const Argument *axis = Arg(OpAt(net, 0), "axis");
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(axis->ints().begin(), axis->ints().end()),
+            (std::vector<int64_t>{1, 2}));
+}
+
+// Keeping its dims, a Reduce moves like an elementwise op and the
+// transposes cancel; dropping the batch dim of NCHW data would leave
+// C, H, W as H, W, C, so that one stays.
+TEST(SinkTransposesTest, ReduceKeepingDimsMovesAndOneReorderingStays) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 6});
+        Transpose(graph, "t", "x", kToNchw);
+        Op(graph, "Reduce", "max", {"t"},
+           {OpArg::Ints("axis", {1}), OpArg::Int("keepdims", 1),
+            OpArg::Int("reduce_type", 2)});
+        Transpose(graph, "back", "max", kToNhwc);
+        Tanh(graph, "y", "back");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp}, {"Reduce", "Activation"});
+  const Argument *axis = Arg(OpAt(net, 0), "axis");
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(axis->ints().begin(), axis->ints().end()),
+            (std::vector<int64_t>{3}));
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {2, 4, 5, 6});
+        Transpose(graph, "t", "x", kToNchw);
+        Op(graph, "Reduce", "sum", {"t"},
+           {OpArg::Ints("axis", {0}), OpArg::Int("keepdims", 0),
+            OpArg::Int("reduce_type", 4)});
+        Output(graph, "sum");
+      },
+      SinkTransposes);
+}
+
 // A squeeze-excitation scale: [N,1,1,C] brought to NCHW is a Reshape (a
 // transpose of unit dims), multiplied with the transposed feature map. The
 // product sinks through both and reads the NHWC tensors.

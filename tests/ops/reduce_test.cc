@@ -146,6 +146,35 @@ TEST_P(ReduceTest, LargeTensorSplitsOutputsAcrossThreads) {
   }
 }
 
+// A channels-last global pool (the last dim kept, its neighbours' inputs
+// contiguous): 100 channels, one block of 64 and a partial one; and a
+// reduce of the middle dim only.
+TEST_P(ReduceTest, ChannelsLastPoolingMatchesReference) {
+  const Shape shape = {2, 7, 5, 100};
+  for (int type = kMean; type <= kSum; ++type) {
+    const std::vector<float> x =
+        type == kProd ? RandomFloats(Product(shape), 0.9f, 1.1f, 47)
+                      : RandomFloats(Product(shape), -2.0f, 2.0f, 48);
+    for (const std::vector<int64_t> &axes :
+         std::vector<std::vector<int64_t>>{{1, 2}, {2}, {0, 1, 2}}) {
+      OpTester tester("Reduce");
+      tester.Input("x", shape, x)
+          .Output("y")
+          .Arg("reduce_type", type)
+          .ArgInts("axis", axes)
+          .Threads(GetParam());
+      ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+      Shape expected_shape;
+      const std::vector<double> expected =
+          ReduceReference(shape, x, type, axes, false, &expected_shape);
+      const std::string label = "type " + std::to_string(type) + " axes " +
+                                ::testing::PrintToString(axes);
+      EXPECT_EQ(tester.output(0).shape, expected_shape) << label;
+      EXPECT_TRUE(AllClose(tester.output(0).floats, expected)) << label;
+    }
+  }
+}
+
 TEST_P(ReduceTest, DefaultTypeIsMeanOverAllAxes) {
   const std::vector<float> x = RandomFloats(12, -1, 1, 44);
   OpTester tester("Reduce");
@@ -158,30 +187,33 @@ TEST_P(ReduceTest, DefaultTypeIsMeanOverAllAxes) {
 }
 
 TEST_P(ReduceTest, Int32TypesMatchIntegerReference) {
-  const Shape shape = {2, 3, 4, 5};
-  const std::vector<int32_t> x = RandomInts(Product(shape), -5, 5, 45);
-  for (int type = kMean; type <= kSum; ++type) {
-    for (const std::vector<int64_t> &axes :
-         std::vector<std::vector<int64_t>>{{0, 2}, {3}, {}}) {
-      if (type == kProd && axes.empty()) continue;  // would overflow
-      OpTester tester("Reduce");
-      tester.InputInt("x", shape, x)
-          .OutputInt("y")
-          .Arg("reduce_type", type)
-          .Arg("keepdims", 1)
-          .Threads(GetParam());
-      if (!axes.empty()) tester.ArgInts("axis", axes);
-      ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
-      Shape expected_shape;
-      std::vector<double> expected =
-          ReduceReference(shape, x, type, axes, true, &expected_shape);
-      std::vector<int32_t> expected_ints;
-      for (double v : expected) {
-        expected_ints.push_back(static_cast<int32_t>(std::trunc(v)));
+  // {2, 3, 4, 9}: its last dim kept by {0, 2}, wide enough for the
+  // channels-last loop.
+  for (const Shape &shape : {Shape{2, 3, 4, 5}, Shape{2, 3, 4, 9}}) {
+    const std::vector<int32_t> x = RandomInts(Product(shape), -5, 5, 45);
+    for (int type = kMean; type <= kSum; ++type) {
+      for (const std::vector<int64_t> &axes :
+           std::vector<std::vector<int64_t>>{{0, 2}, {3}, {}}) {
+        if (type == kProd && axes.empty()) continue;  // would overflow
+        OpTester tester("Reduce");
+        tester.InputInt("x", shape, x)
+            .OutputInt("y")
+            .Arg("reduce_type", type)
+            .Arg("keepdims", 1)
+            .Threads(GetParam());
+        if (!axes.empty()) tester.ArgInts("axis", axes);
+        ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+        Shape expected_shape;
+        std::vector<double> expected =
+            ReduceReference(shape, x, type, axes, true, &expected_shape);
+        std::vector<int32_t> expected_ints;
+        for (double v : expected) {
+          expected_ints.push_back(static_cast<int32_t>(std::trunc(v)));
+        }
+        EXPECT_EQ(tester.output(0).shape, expected_shape);
+        EXPECT_EQ(tester.output(0).ints, expected_ints)
+            << "type " << type << " axes " << ::testing::PrintToString(axes);
       }
-      EXPECT_EQ(tester.output(0).shape, expected_shape);
-      EXPECT_EQ(tester.output(0).ints, expected_ints)
-          << "type " << type << " axes " << ::testing::PrintToString(axes);
     }
   }
 }

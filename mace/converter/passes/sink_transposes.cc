@@ -1,7 +1,8 @@
-// Moves a Transpose below the elementwise op, concat, pad, slice or split
-// that consumes it:
+// Moves a Transpose below the elementwise op, concat, pad, slice, split or
+// reduce that consumes it:
 //   T(x) → U → y   becomes   U(x) → T → y
-// (a split gets one transpose per output).
+// (a split gets one transpose per output; a reduce that drops its axes
+// and leaves the kept ones in order needs none).
 // The frontends wrap every NHWC op in transposes; sinking lets each
 // trailing transpose meet the next op's leading one, where
 // CancelTransposes removes both.
@@ -108,6 +109,34 @@ bool IsTransposeByReshape(const GraphBuilder &graph, const OperatorDef &reshape,
   return true;
 }
 
+// Maps a Reduce's axes onto its input's untransposed layout (`perm` the
+// transpose it is moved below); false when it cannot move. Without
+// keepdims the kept dims come out in the untransposed order, so it moves
+// only when that is the transposed order too, and then needs no transpose
+// after it (*transpose_after false).
+bool ReduceAxesMoved(const std::vector<int64_t> &perm, OperatorDef *reduce,
+                     bool *transpose_after) {
+  const int64_t rank = static_cast<int64_t>(perm.size());
+  std::vector<int64_t> axes = IntsArg(*reduce, "axis");
+  std::vector<bool> reduced(rank, axes.empty());  // none listed: all
+  for (int64_t &axis : axes) {
+    if (axis < -rank || axis >= rank) return false;
+    if (axis < 0) axis += rank;
+    reduced[axis] = true;
+    axis = perm[axis];
+  }
+  if (!axes.empty()) SetIntsArg(reduce, "axis", axes);
+  *transpose_after = IntArg(*reduce, "keepdims", 0) != 0;
+  if (*transpose_after) return true;
+  int64_t last_kept = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) continue;
+    if (perm[d] < last_kept) return false;
+    last_kept = perm[d];
+  }
+  return true;
+}
+
 // Tries to sink the transposes feeding ops[index]; *placed is the count
 // of transposes placed after it (0: nothing moved).
 MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
@@ -124,7 +153,10 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
   // And a Split (its sizes an argument) with its axis mapped, each output
   // transposed back: ShuffleNetV2 as torch.split or tf.split exports it.
   const bool split = op.type() == "Split" && op.input_size() == 1;
-  if ((!IsElementwise(op) && !concat && !pad && !slice && !split) ||
+  // And a Reduce with its axes mapped: ShuffleNetV2 pools with
+  // x.mean([2, 3]) on NCHW data.
+  const bool reduce = op.type() == "Reduce" && op.input_size() == 1;
+  if ((!IsElementwise(op) && !concat && !pad && !slice && !split && !reduce) ||
       (op.output_size() != 1 && !split) || op.output_size() < 1) {
     return MaceStatus::MACE_SUCCESS;
   }
@@ -224,6 +256,14 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
       arg->set_name("axis");
       arg->set_i(perm[axis]);
     }
+  }
+  bool transpose_after = true;
+  if (reduce && !ReduceAxesMoved(perm, &moved, &transpose_after)) {
+    return MaceStatus::MACE_SUCCESS;
+  }
+  if (!transpose_after) {
+    ops[index] = moved;
+    return graph->Reinfer(index);
   }
   const int model = *std::max_element(transposes.begin(), transposes.end());
   std::vector<OperatorDef> placed_transposes;
