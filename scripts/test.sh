@@ -36,7 +36,7 @@ ctest --test-dir build -j2 --output-on-failure --timeout 600
 echo "== ONNX backend node tests (conformance)"
 bash scripts/onnx_conformance.sh build/bin/mace
 
-echo "== model zoo (13 networks built in code) against ONNX Runtime"
+echo "== model zoo (14 networks built in code) against ONNX Runtime"
 bash scripts/model_zoo.sh build/bin/mace
 
 echo "== deployment file: two zoo models by config, as files and as code"

@@ -29,6 +29,29 @@ std::vector<int> IntsArg(const OperatorDef &def, const char *name) {
   return {};
 }
 
+// Appends to *slices the range of `whole`'s last axis that each output of
+// `op` (reading `whole` alone) takes; false when an output is no such
+// range. An empty output needs no write and gets no slice; only output 0
+// may lie inside a joined tensor (a row stride).
+bool AppendRangesTaken(const Operation &op, OpContext *context,
+                       const Tensor &whole,
+                       std::vector<OpContext::OutputSlice> *slices) {
+  if (context->num_inputs() != 1) return false;
+  for (int o = 0; o < context->num_outputs(); ++o) {
+    int64_t begin = 0, end = 0;
+    if (!op.TakesLastAxisRange(o, &begin, &end) ||
+        context->output(o)->dtype() != whole.dtype()) {
+      return false;
+    }
+    const int64_t stride = o == 0 ? context->output_row_stride() : 0;
+    if (end > begin) {
+      slices->push_back(OpContext::OutputSlice{
+          begin, end, context->output(o), stride > 0 ? stride : end - begin});
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 MaceStatus Net::Init(NetDef net, const unsigned char *weights,
@@ -294,20 +317,8 @@ void Net::PlanInPlaceSplits() {
     std::vector<OpContext::OutputSlice> slices;
     bool every_output = true;
     for (int reader : read_by->second) {
-      OpContext *context = steps_[reader].context.get();
-      every_output = every_output && context->num_inputs() == 1;
-      for (int o = 0; every_output && o < context->num_outputs(); ++o) {
-        int64_t begin = 0, end = 0;
-        every_output = steps_[reader].op->TakesLastAxisRange(o, &begin, &end) &&
-                       context->output(o)->dtype() == whole->dtype();
-        // Only output 0 may be joined into a Concat (a row stride).
-        const int64_t stride = o == 0 ? context->output_row_stride() : 0;
-        if (every_output && end > begin) {  // an empty output needs no write
-          slices.push_back(
-              OpContext::OutputSlice{begin, end, context->output(o),
-                                     stride > 0 ? stride : end - begin});
-        }
-      }
+      every_output = AppendRangesTaken(
+          *steps_[reader].op, steps_[reader].context.get(), *whole, &slices);
       if (!every_output) break;
     }
     if (!every_output || slices.empty()) continue;

@@ -41,7 +41,6 @@ class SplitOp : public Operation {
     const int64_t inner_bytes =
         DimProduct(input.shape(), axis + 1, input.rank()) * element_bytes_;
     last_axis_ = axis == input.rank() - 1;
-    sizes_ = sizes;
     row_bytes_.clear();
     for (int i = 0; i < context->num_outputs(); ++i) {
       Shape shape = input.shape();
@@ -67,12 +66,13 @@ class SplitOp : public Operation {
   bool TakesLastAxisRange(int output, int64_t *begin,
                           int64_t *end) const override {
     if (!last_axis_ || output < 0 ||
-        output >= static_cast<int>(sizes_.size())) {
+        output >= static_cast<int>(row_bytes_.size())) {
       return false;
     }
+    // Along the last axis a piece's row is its values alone.
     *begin = 0;
-    for (int i = 0; i < output; ++i) *begin += sizes_[i];
-    *end = *begin + sizes_[output];
+    for (int i = 0; i < output; ++i) *begin += row_bytes_[i] / element_bytes_;
+    *end = *begin + row_bytes_[output] / element_bytes_;
     return true;
   }
 
@@ -108,7 +108,6 @@ class SplitOp : public Operation {
   int64_t rows_ = 0;
   int64_t element_bytes_ = 4;
   bool last_axis_ = false;
-  std::vector<int64_t> sizes_;
   std::vector<int64_t> row_bytes_;
 };
 
