@@ -72,7 +72,32 @@ std::vector<double> ReduceReference(const Shape &shape, const std::vector<T> &x,
   return acc;
 }
 
-class ReduceTest : public ::testing::TestWithParam<int> {};
+class ReduceTest : public ::testing::TestWithParam<int> {
+ protected:
+  // Reduces float x of `shape` (no axis argument when axes is empty) and
+  // checks the output against the float64 reference.
+  void ExpectMatchesReference(const Shape &shape, const std::vector<float> &x,
+                              int type, const std::vector<int64_t> &axes,
+                              bool keepdims) {
+    OpTester tester("Reduce");
+    tester.Input("x", shape, x)
+        .Output("y")
+        .Arg("reduce_type", type)
+        .Arg("keepdims", keepdims)
+        .Threads(GetParam());
+    if (!axes.empty()) tester.ArgInts("axis", axes);
+    ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
+    Shape expected_shape;
+    const std::vector<double> expected =
+        ReduceReference(shape, x, type, axes, keepdims, &expected_shape);
+    const std::string label = "shape " + ::testing::PrintToString(shape) +
+                              " type " + std::to_string(type) + " axes " +
+                              ::testing::PrintToString(axes) + " keepdims " +
+                              std::to_string(keepdims);
+    EXPECT_EQ(tester.output(0).shape, expected_shape) << label;
+    EXPECT_TRUE(AllClose(tester.output(0).floats, expected)) << label;
+  }
+};
 
 TEST_P(ReduceTest, EveryTypeOverSeveralAxisSetsMatchesReference) {
   const Shape shape = {2, 3, 4, 5};
@@ -85,22 +110,7 @@ TEST_P(ReduceTest, EveryTypeOverSeveralAxisSetsMatchesReference) {
                       : RandomFloats(Product(shape), -2.0f, 2.0f, 42);
     for (const auto &axes : axis_sets) {
       for (bool keepdims : {false, true}) {
-        OpTester tester("Reduce");
-        tester.Input("x", shape, x)
-            .Output("y")
-            .Arg("reduce_type", type)
-            .Arg("keepdims", keepdims)
-            .Threads(GetParam());
-        if (!axes.empty()) tester.ArgInts("axis", axes);
-        ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
-        Shape expected_shape;
-        const std::vector<double> expected =
-            ReduceReference(shape, x, type, axes, keepdims, &expected_shape);
-        const std::string label = "type " + std::to_string(type) + " axes " +
-                                  ::testing::PrintToString(axes) +
-                                  " keepdims " + std::to_string(keepdims);
-        EXPECT_EQ(tester.output(0).shape, expected_shape) << label;
-        EXPECT_TRUE(AllClose(tester.output(0).floats, expected)) << label;
+        ExpectMatchesReference(shape, x, type, axes, keepdims);
       }
     }
   }
@@ -111,18 +121,7 @@ TEST_P(ReduceTest, SizeOneDimsAndOddShapes) {
   const std::vector<float> x = RandomFloats(Product(shape), -1, 1, 43);
   for (const std::vector<int64_t> &axes :
        std::vector<std::vector<int64_t>>{{0, 1}, {2}, {1, 3}, {0, 2}}) {
-    OpTester tester("Reduce");
-    tester.Input("x", shape, x)
-        .Output("y")
-        .Arg("reduce_type", kMean)
-        .ArgInts("axis", axes)
-        .Threads(GetParam());
-    ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
-    Shape expected_shape;
-    const std::vector<double> expected =
-        ReduceReference(shape, x, kMean, axes, false, &expected_shape);
-    EXPECT_EQ(tester.output(0).shape, expected_shape);
-    EXPECT_TRUE(AllClose(tester.output(0).floats, expected));
+    ExpectMatchesReference(shape, x, kMean, axes, false);
   }
 }
 
@@ -131,18 +130,7 @@ TEST_P(ReduceTest, LargeTensorSplitsOutputsAcrossThreads) {
   const std::vector<float> x = RandomFloats(Product(shape), -1, 1, 46);
   for (const std::vector<int64_t> &axes :
        std::vector<std::vector<int64_t>>{{1}, {2}, {0}}) {
-    OpTester tester("Reduce");
-    tester.Input("x", shape, x)
-        .Output("y")
-        .Arg("reduce_type", kSum)
-        .ArgInts("axis", axes)
-        .Threads(GetParam());
-    ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
-    Shape expected_shape;
-    const std::vector<double> expected =
-        ReduceReference(shape, x, kSum, axes, false, &expected_shape);
-    EXPECT_EQ(tester.output(0).shape, expected_shape);
-    EXPECT_TRUE(AllClose(tester.output(0).floats, expected));
+    ExpectMatchesReference(shape, x, kSum, axes, false);
   }
 }
 
@@ -157,20 +145,7 @@ TEST_P(ReduceTest, ChannelsLastPoolingMatchesReference) {
                       : RandomFloats(Product(shape), -2.0f, 2.0f, 48);
     for (const std::vector<int64_t> &axes :
          std::vector<std::vector<int64_t>>{{1, 2}, {2}, {0, 1, 2}}) {
-      OpTester tester("Reduce");
-      tester.Input("x", shape, x)
-          .Output("y")
-          .Arg("reduce_type", type)
-          .ArgInts("axis", axes)
-          .Threads(GetParam());
-      ASSERT_EQ(tester.Run(), MaceStatus::MACE_SUCCESS);
-      Shape expected_shape;
-      const std::vector<double> expected =
-          ReduceReference(shape, x, type, axes, false, &expected_shape);
-      const std::string label = "type " + std::to_string(type) + " axes " +
-                                ::testing::PrintToString(axes);
-      EXPECT_EQ(tester.output(0).shape, expected_shape) << label;
-      EXPECT_TRUE(AllClose(tester.output(0).floats, expected)) << label;
+      ExpectMatchesReference(shape, x, type, axes, false);
     }
   }
 }

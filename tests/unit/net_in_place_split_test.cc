@@ -156,48 +156,36 @@ class NetInPlaceSplitTest : public ::testing::TestWithParam<int> {
   std::vector<uint8_t> arena_;
 };
 
-// ShuffleNet's unit: shuffle -> slices low / high; Concat(low,
-// conv(high)). The shuffle writes both slices, low straight into the
-// joined tensor, and the conv writes its part of it too.
-TEST_P(NetInPlaceSplitTest, ShuffleWritesItsSlicesIntoTheJoin) {
-  ModelBuilder builder = ShuffledGraph("shuffle_unit", 2);
-  AddSlice(&builder, "shuffled", 0, kC / 2, "low");
-  AddSlice(&builder, "shuffled", kC / 2, kC, "high");
-  AddPointwise(&builder, "high");
-  OperatorDef *concat =
-      builder.AddOp("Concat", "concat", {"low", "conv"}, {"joined"});
-  ModelBuilder::AddIntArg(concat, "axis", 3);
-  builder.AddOutput("joined", {1, kH, kW, kC / 2 + kConvOut}, DT_FLOAT, 1);
-  Run(builder);
-  EXPECT_EQ(net_->outputs_sliced_in_place(), 2);
-  EXPECT_EQ(net_->inputs_written_in_place(), 2);  // low and conv
-  const Values shuffled = Shuffle(input_);
-  ExpectOutput(
-      "joined",
-      JoinColumns({{Columns(shuffled, 0, kC / 2), kC / 2},
-                   {Pointwise(Columns(shuffled, kC / 2, kC)), kConvOut}}),
-      1e-5);
-}
-
-// The same unit as torchvision's ShuffleNet exports it, x1, x2 =
-// split(shuffled): one Split instead of two Slices.
-TEST_P(NetInPlaceSplitTest, ShuffleWritesTheOutputsOfASplit) {
-  ModelBuilder builder = ShuffledGraph("split_unit", 2);
-  AddSplit(&builder, "shuffled", -1, {}, {"low", "high"});
-  AddPointwise(&builder, "high");
-  OperatorDef *concat =
-      builder.AddOp("Concat", "concat", {"low", "conv"}, {"joined"});
-  ModelBuilder::AddIntArg(concat, "axis", 3);
-  builder.AddOutput("joined", {1, kH, kW, kC / 2 + kConvOut}, DT_FLOAT, 1);
-  Run(builder);
-  EXPECT_EQ(net_->outputs_sliced_in_place(), 2);
-  EXPECT_EQ(net_->inputs_written_in_place(), 2);  // low and conv
-  const Values shuffled = Shuffle(input_);
-  ExpectOutput(
-      "joined",
-      JoinColumns({{Columns(shuffled, 0, kC / 2), kC / 2},
-                   {Pointwise(Columns(shuffled, kC / 2, kC)), kConvOut}}),
-      1e-5);
+// ShuffleNet's unit: shuffle -> low / high halves; Concat(low,
+// conv(high)). The halves are two Slices (torchvision's chunk exports so)
+// or one Split (torch.split, tf.split). The shuffle writes both halves,
+// low straight into the joined tensor, and the conv writes its part of it
+// too.
+TEST_P(NetInPlaceSplitTest, ShuffleWritesItsHalvesIntoTheJoin) {
+  for (bool by_split : {false, true}) {
+    SCOPED_TRACE(by_split ? "one Split" : "two Slices");
+    ModelBuilder builder = ShuffledGraph("shuffle_unit", 2);
+    if (by_split) {
+      AddSplit(&builder, "shuffled", -1, {}, {"low", "high"});
+    } else {
+      AddSlice(&builder, "shuffled", 0, kC / 2, "low");
+      AddSlice(&builder, "shuffled", kC / 2, kC, "high");
+    }
+    AddPointwise(&builder, "high");
+    OperatorDef *concat =
+        builder.AddOp("Concat", "concat", {"low", "conv"}, {"joined"});
+    ModelBuilder::AddIntArg(concat, "axis", 3);
+    builder.AddOutput("joined", {1, kH, kW, kC / 2 + kConvOut}, DT_FLOAT, 1);
+    Run(builder);
+    EXPECT_EQ(net_->outputs_sliced_in_place(), 2);
+    EXPECT_EQ(net_->inputs_written_in_place(), 2);  // low and conv
+    const Values shuffled = Shuffle(input_);
+    ExpectOutput(
+        "joined",
+        JoinColumns({{Columns(shuffled, 0, kC / 2), kC / 2},
+                     {Pointwise(Columns(shuffled, kC / 2, kC)), kConvOut}}),
+        1e-5);
+  }
 }
 
 // Uneven pieces, one of them empty and one starting on an odd channel,
