@@ -1583,6 +1583,51 @@ TEST(SinkTransposesTest, ReduceKeepingDimsMovesAndOneReorderingStays) {
       SinkTransposes);
 }
 
+// A segmentation head's softmax over the channels of NCHW data, and one
+// on the default last axis (W there): each reads the NHWC tensor along
+// the mapped axis and the transposes cancel.
+TEST(SinkTransposesTest, SoftmaxMovesBelowWithItsAxisMapped) {
+  for (const auto &[args, mapped] :
+       std::vector<std::pair<std::vector<OpArg>, int64_t>>{
+           {{OpArg::Int("axis", 1)}, 3}, {{}, 2}}) {
+    const NetDef net = ExpectRewrite(
+        [args = args](GraphBuilder *graph) {
+          Input(graph, "x", {1, 4, 5, 6});
+          Transpose(graph, "t", "x", kToNchw);
+          Op(graph, "Softmax", "prob", {"t"}, args);
+          Transpose(graph, "back", "prob", kToNhwc);
+          Tanh(graph, "y", "back");
+          Output(graph, "y");
+        },
+        {SinkTransposes, CancelTransposes, CleanUp}, {"Softmax", "Activation"});
+    const Argument *axis = Arg(OpAt(net, 0), "axis");
+    ASSERT_NE(axis, nullptr);
+    EXPECT_EQ(axis->i(), mapped);
+  }
+}
+
+// ArgMax over the channels of NCHW data: keeping the axis, a transpose
+// follows it (to cancel with the next op's); dropping it, N, H, W come out
+// in order and none does.
+TEST(SinkTransposesTest, ArgMaxMovesBelowWithItsAxisMapped) {
+  for (int keepdims : {1, 0}) {
+    const NetDef net = ExpectRewrite(
+        [keepdims](GraphBuilder *graph) {
+          Input(graph, "x", {1, 4, 5, 6});
+          Transpose(graph, "t", "x", kToNchw);
+          Op(graph, "ArgMax", "index", {"t"},
+             {OpArg::Int("axis", 1), OpArg::Int("keepdims", keepdims)});
+          Output(graph, "index");
+        },
+        {SinkTransposes, CleanUp},
+        keepdims ? std::vector<std::string>{"ArgMax", "Transpose"}
+                 : std::vector<std::string>{"ArgMax"});
+    const Argument *axis = Arg(OpAt(net, 0), "axis");
+    ASSERT_NE(axis, nullptr);
+    EXPECT_EQ(axis->i(), 3);
+  }
+}
+
 // A squeeze-excitation scale: [N,1,1,C] brought to NCHW is a Reshape (a
 // transpose of unit dims), multiplied with the transposed feature map. The
 // product sinks through both and reads the NHWC tensors.

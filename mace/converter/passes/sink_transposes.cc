@@ -1,8 +1,8 @@
-// Moves a Transpose below the elementwise op, concat, pad, slice, split or
-// reduce that consumes it:
+// Moves a Transpose below the elementwise op, concat, pad, slice, split,
+// reduce, argmax or softmax that consumes it:
 //   T(x) → U → y   becomes   U(x) → T → y
-// (a split gets one transpose per output; a reduce that drops its axes
-// and leaves the kept ones in order needs none).
+// (a split gets one transpose per output; a reduce or argmax that drops
+// its axes and leaves the kept ones in order needs none).
 // The frontends wrap every NHWC op in transposes; sinking lets each
 // trailing transpose meet the next op's leading one, where
 // CancelTransposes removes both.
@@ -109,32 +109,146 @@ bool IsTransposeByReshape(const GraphBuilder &graph, const OperatorDef &reshape,
   return true;
 }
 
-// Maps a Reduce's axes onto its input's untransposed layout (`perm` the
-// transpose it is moved below); false when it cannot move. Without
-// keepdims the kept dims come out in the untransposed order, so it moves
-// only when that is the transposed order too, and then needs no transpose
-// after it (*transpose_after false).
-bool ReduceAxesMoved(const std::vector<int64_t> &perm, OperatorDef *reduce,
-                     bool *transpose_after) {
+// The ops a transpose sinks below, each with the arguments that follow it.
+enum class SinkKind {
+  kNone,
+  kElementwise,
+  kConcat,  // `axis`
+  // Pad (one input, its paddings an argument) moves like an elementwise op
+  // with its paddings permuted: Inception's average pools are ONNX Pads.
+  kPad,
+  // So does an ONNX-style Slice (arguments only) with its axes mapped:
+  // ShuffleNetV2 splits each shuffled tensor in two with Slices.
+  kSlice,
+  // And a Split (its sizes an argument) with its axis mapped, each output
+  // transposed back: ShuffleNetV2 as torch.split or tf.split exports it.
+  kSplit,
+  // And ops of one axis or a set of axes: a Reduce (ShuffleNetV2 pools
+  // with x.mean([2, 3]) on NCHW data), an ArgMax (axis an argument) and a
+  // Softmax (a segmentation head's, over the channels of NCHW data).
+  kReduce,
+  kArgMax,
+  kSoftmax,
+};
+
+SinkKind KindOf(const OperatorDef &op) {
+  if (IsElementwise(op)) return SinkKind::kElementwise;
+  if (op.type() == "Concat") return SinkKind::kConcat;
+  if (op.input_size() != 1) return SinkKind::kNone;
+  if (op.type() == "Pad") return SinkKind::kPad;
+  if (op.type() == "Slice") return SinkKind::kSlice;
+  if (op.type() == "Split") return SinkKind::kSplit;
+  if (op.type() == "Reduce") return SinkKind::kReduce;
+  if (op.type() == "ArgMax") return SinkKind::kArgMax;
+  if (op.type() == "Softmax") return SinkKind::kSoftmax;
+  return SinkKind::kNone;
+}
+
+// Dim `axis` of the transposed tensor (negative from the back) as a dim of
+// the untransposed one; false when out of range.
+bool MapAxis(const std::vector<int64_t> &perm, int64_t *axis) {
   const int64_t rank = static_cast<int64_t>(perm.size());
-  std::vector<int64_t> axes = IntsArg(*reduce, "axis");
-  std::vector<bool> reduced(rank, axes.empty());  // none listed: all
-  for (int64_t &axis : axes) {
-    if (axis < -rank || axis >= rank) return false;
-    if (axis < 0) axis += rank;
-    reduced[axis] = true;
-    axis = perm[axis];
+  if (*axis < -rank || *axis >= rank) return false;
+  *axis = perm[*axis < 0 ? *axis + rank : *axis];
+  return true;
+}
+
+// Sets int argument `name` (default `fallback` when absent) to its axis
+// mapped by `perm`; false when out of range.
+bool MapAxisArg(const std::vector<int64_t> &perm, const std::string &name,
+                int64_t fallback, OperatorDef *op) {
+  int64_t axis = IntArg(*op, name, fallback);
+  if (!MapAxis(perm, &axis)) return false;
+  for (Argument &arg : *op->mutable_arg()) {
+    if (arg.name() == name) {
+      arg.set_i(axis);
+      return true;
+    }
   }
-  if (!axes.empty()) SetIntsArg(reduce, "axis", axes);
-  *transpose_after = IntArg(*reduce, "keepdims", 0) != 0;
-  if (*transpose_after) return true;
+  Argument *arg = op->add_arg();
+  arg->set_name(name);
+  arg->set_i(axis);
+  return true;
+}
+
+// Whether an op that reduces the transposed dims `reduced` away (no
+// keepdims) may read the untransposed tensor and give the same output with
+// no transpose after it: the kept dims must come out in the same order.
+bool KeptDimsStayInOrder(const std::vector<int64_t> &perm,
+                         const std::vector<bool> &reduced) {
   int64_t last_kept = -1;
-  for (int64_t d = 0; d < rank; ++d) {
+  for (size_t d = 0; d < perm.size(); ++d) {
     if (reduced[d]) continue;
     if (perm[d] < last_kept) return false;
     last_kept = perm[d];
   }
   return true;
+}
+
+// Rewrites the arguments of `moved` (of `kind`) for its input's
+// untransposed layout, `perm` being the transpose it moves below. False
+// when it cannot move. *transpose_after false: its output is already the
+// transposed op's (an op that drops the axes it reduces and leaves the kept
+// ones in order).
+bool MoveArgs(SinkKind kind, const std::vector<int64_t> &perm,
+              OperatorDef *moved, bool *transpose_after) {
+  const int64_t rank = static_cast<int64_t>(perm.size());
+  *transpose_after = true;
+  switch (kind) {
+    case SinkKind::kPad: {
+      // Dim d of the transposed tensor is dim perm[d] of the untransposed
+      // one.
+      const std::vector<int64_t> pads = IntsArg(*moved, "paddings");
+      if (pads.size() != 2 * perm.size()) return false;
+      std::vector<int64_t> moved_pads(pads.size());
+      for (size_t d = 0; d < perm.size(); ++d) {
+        moved_pads[2 * perm[d]] = pads[2 * d];
+        moved_pads[2 * perm[d] + 1] = pads[2 * d + 1];
+      }
+      SetIntsArg(moved, "paddings", moved_pads);
+      return true;
+    }
+    case SinkKind::kSlice: {
+      std::vector<int64_t> axes = IntsArg(*moved, "axes");
+      if (axes.empty()) {  // ONNX's default: the first len(starts) dims
+        const size_t count = IntsArg(*moved, "starts").size();
+        for (size_t d = 0; d < count; ++d) axes.push_back(d);
+      }
+      for (int64_t &axis : axes) {
+        if (!MapAxis(perm, &axis)) return false;
+      }
+      SetIntsArg(moved, "axes", axes);
+      return true;
+    }
+    case SinkKind::kConcat:
+    case SinkKind::kSplit:
+      return MapAxisArg(perm, "axis", 0, moved);
+    case SinkKind::kSoftmax:
+      return MapAxisArg(perm, "axis", -1, moved);
+    case SinkKind::kReduce: {
+      std::vector<int64_t> axes = IntsArg(*moved, "axis");
+      std::vector<bool> reduced(rank, axes.empty());  // none listed: all
+      for (int64_t &axis : axes) {
+        if (axis < -rank || axis >= rank) return false;
+        reduced[axis < 0 ? axis + rank : axis] = true;
+        MapAxis(perm, &axis);
+      }
+      if (!axes.empty()) SetIntsArg(moved, "axis", axes);
+      *transpose_after = IntArg(*moved, "keepdims", 0) != 0;
+      return *transpose_after || KeptDimsStayInOrder(perm, reduced);
+    }
+    case SinkKind::kArgMax: {
+      const int64_t axis = IntArg(*moved, "axis", 0);
+      if (axis < -rank || axis >= rank) return false;
+      std::vector<bool> reduced(rank, false);
+      reduced[axis < 0 ? axis + rank : axis] = true;
+      if (!MapAxisArg(perm, "axis", 0, moved)) return false;
+      *transpose_after = IntArg(*moved, "keepdims", 0) != 0;
+      return *transpose_after || KeptDimsStayInOrder(perm, reduced);
+    }
+    default:
+      return true;
+  }
 }
 
 // Tries to sink the transposes feeding ops[index]; *placed is the count
@@ -143,21 +257,9 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
   *placed = 0;
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
   const OperatorDef &op = ops[index];
-  const bool concat = op.type() == "Concat";
-  // Pad (one input, its paddings an argument) moves like an elementwise op
-  // with its paddings permuted: Inception's average pools are ONNX Pads.
-  const bool pad = op.type() == "Pad" && op.input_size() == 1;
-  // So does an ONNX-style Slice (arguments only) with its axes mapped:
-  // ShuffleNetV2 splits each shuffled tensor in two with Slices.
-  const bool slice = op.type() == "Slice" && op.input_size() == 1;
-  // And a Split (its sizes an argument) with its axis mapped, each output
-  // transposed back: ShuffleNetV2 as torch.split or tf.split exports it.
-  const bool split = op.type() == "Split" && op.input_size() == 1;
-  // And a Reduce with its axes mapped: ShuffleNetV2 pools with
-  // x.mean([2, 3]) on NCHW data.
-  const bool reduce = op.type() == "Reduce" && op.input_size() == 1;
-  if ((!IsElementwise(op) && !concat && !pad && !slice && !split && !reduce) ||
-      (op.output_size() != 1 && !split) || op.output_size() < 1) {
+  const SinkKind kind = KindOf(op);
+  if (kind == SinkKind::kNone || op.output_size() < 1 ||
+      (op.output_size() != 1 && kind != SinkKind::kSplit)) {
     return MaceStatus::MACE_SUCCESS;
   }
   const auto consumers = ConsumersOf(ops);
@@ -177,7 +279,7 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
   std::vector<int> transposes(op.input_size(), -1);
   std::vector<int> reshapes(op.input_size(), -1);
   for (int i = 0; i < op.input_size(); ++i) {
-    if (graph->IsConstant(op.input(i)) && !concat) continue;
+    if (graph->IsConstant(op.input(i)) && kind != SinkKind::kConcat) continue;
     transposes[i] = SoleTranspose(ops, consumers, *graph, op.input(i), index,
                                   output_feeds_transposes);
     if (transposes[i] < 0) {
@@ -215,50 +317,8 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
   OperatorDef moved = ops[index];
   for (int i = 0; i < moved.input_size(); ++i)
     moved.set_input(i, new_inputs[i]);
-  if (pad) {
-    // Dim d of the transposed tensor is dim perm[d] of the untransposed one.
-    const std::vector<int64_t> pads = IntsArg(moved, "paddings");
-    if (pads.size() != 2 * perm.size()) return MaceStatus::MACE_SUCCESS;
-    std::vector<int64_t> moved_pads(pads.size());
-    for (size_t d = 0; d < perm.size(); ++d) {
-      moved_pads[2 * perm[d]] = pads[2 * d];
-      moved_pads[2 * perm[d] + 1] = pads[2 * d + 1];
-    }
-    SetIntsArg(&moved, "paddings", moved_pads);
-  }
-  if (slice) {
-    std::vector<int64_t> axes = IntsArg(moved, "axes");
-    if (axes.empty()) {  // ONNX's default: the first len(starts) dims
-      const size_t count = IntsArg(moved, "starts").size();
-      for (size_t d = 0; d < count; ++d) axes.push_back(d);
-    }
-    const int64_t rank = static_cast<int64_t>(perm.size());
-    for (int64_t &axis : axes) {
-      if (axis < -rank || axis >= rank) return MaceStatus::MACE_SUCCESS;
-      axis = perm[axis < 0 ? axis + rank : axis];
-    }
-    SetIntsArg(&moved, "axes", axes);
-  }
-  if (concat || split) {
-    const int64_t rank = static_cast<int64_t>(perm.size());
-    int64_t axis = IntArg(moved, "axis", 0);
-    if (axis < -rank || axis >= rank) return MaceStatus::MACE_SUCCESS;
-    if (axis < 0) axis += rank;
-    bool found = false;
-    for (Argument &arg : *moved.mutable_arg()) {
-      if (arg.name() == "axis") {
-        arg.set_i(perm[axis]);
-        found = true;
-      }
-    }
-    if (!found && perm[axis] != 0) {  // the default axis, 0, moved
-      Argument *arg = moved.add_arg();
-      arg->set_name("axis");
-      arg->set_i(perm[axis]);
-    }
-  }
   bool transpose_after = true;
-  if (reduce && !ReduceAxesMoved(perm, &moved, &transpose_after)) {
+  if (!MoveArgs(kind, perm, &moved, &transpose_after)) {
     return MaceStatus::MACE_SUCCESS;
   }
   if (!transpose_after) {
