@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs every test:
 #   1. the Release build's CTest suite (unit, op, model, fuzz, tool tests);
-#   2. the ONNX backend node tests through mace convert + mace run;
+#   2. the ONNX backend node tests through mace convert + mace run, and the
+#      layout audit (scripts/layout_audit.py: Conv -> op -> Conv graphs of
+#      common ops keep no layout transposes beyond the input's and output's);
 #   3. the model zoo (generated once into ~/.cache/mace/zoo) converted,
 #      run and validated against ONNX Runtime, fp32 and fp16 storage, and
 #      two of its models deployed by a deployment file (scripts/deploy_zoo.sh);
@@ -35,6 +37,9 @@ ctest --test-dir build -j2 --output-on-failure --timeout 600
 
 echo "== ONNX backend node tests (conformance)"
 bash scripts/onnx_conformance.sh build/bin/mace
+
+echo "== ONNX layout audit (transposes left by the converter)"
+python3 scripts/layout_audit.py --mace build/bin/mace
 
 echo "== model zoo (14 networks built in code) against ONNX Runtime"
 bash scripts/model_zoo.sh build/bin/mace

@@ -1657,6 +1657,25 @@ TEST(SinkTransposesTest, ReshapeThatMovesOnlyUnitDimsCountsAsTheTranspose) {
       SinkTransposes);
 }
 
+// A CReLU, concat(x, -x): x's transpose feeds the Neg and the Concat, and
+// the Neg's output the Concat. The region they make ends in a transpose,
+// so both sink it one after the other and every transpose cancels.
+TEST(SinkTransposesTest, XJoinedWithAFunctionOfXLosesEveryTranspose) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t", "x", kToNchw);
+        Op(graph, "Eltwise", "neg", {"t"}, {OpArg::Int("type", 6)});
+        Op(graph, "Concat", "cat", {"t", "neg"}, {OpArg::Int("axis", 1)});
+        Transpose(graph, "back", "cat", kToNhwc);
+        Tanh(graph, "y", "back");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, SinkTransposes, CancelTransposes,
+       CleanUp},
+      {"Eltwise", "Concat", "Activation"});
+}
+
 // A shared input transpose stays for its other readers, so sinking the op
 // would add a transpose unless its output feeds only transposes.
 TEST(SinkTransposesTest, LeavesASharedTransposeWhenTheOutputFeedsOtherOps) {

@@ -8,6 +8,7 @@
 // CancelTransposes removes both.
 
 #include <algorithm>
+#include <set>
 
 #include "mace/converter/passes/graph_utils.h"
 #include "mace/converter/passes/passes.h"
@@ -251,6 +252,54 @@ bool MoveArgs(SinkKind kind, const std::vector<int64_t> &perm,
   }
 }
 
+// Whether every op that reads `tensor` (a transpose's output, `perm` its
+// permutation) and everything fed by those ops up to the next transposes
+// can sink it: a region of ops of SinkKind, each reading only `tensor`,
+// other transposes by `perm`, constants or the region's own outputs, none
+// of them a graph output, whose outputs end in transposes only. Then the
+// region's ops may sink it one by one though `tensor` has several readers:
+// once all have, nothing reads it, and each transpose sunk out of the
+// region meets a transpose. That is how x and f(x) joined again lose their
+// transposes: a CReLU's concat(x, -x), a concat of slices of x.
+bool RegionSinksWhole(const std::vector<OperatorDef> &ops,
+                      const std::map<std::string, std::vector<size_t>> &readers,
+                      const GraphBuilder &graph, const std::string &tensor,
+                      const std::vector<int64_t> &perm) {
+  constexpr size_t kMaxRegion = 32;  // a local rewrite, not a graph search
+  std::set<size_t> region;
+  std::vector<std::string> frontier = {tensor};
+  while (!frontier.empty()) {
+    const std::string value = frontier.back();
+    frontier.pop_back();
+    auto users = readers.find(value);
+    if (users == readers.end()) continue;
+    for (size_t user : users->second) {
+      if (ops[user].type() == "Transpose" || region.count(user) > 0) continue;
+      if (KindOf(ops[user]) == SinkKind::kNone || region.size() == kMaxRegion) {
+        return false;
+      }
+      region.insert(user);
+      for (const std::string &output : ops[user].output()) {
+        if (graph.IsGraphOutput(output)) return false;
+        frontier.push_back(output);
+      }
+    }
+  }
+  for (size_t op : region) {
+    for (const std::string &input : ops[op].input()) {
+      if (input == tensor || graph.IsConstant(input)) continue;
+      const int maker = ProducerOf(ops, input);
+      if (maker >= 0 && region.count(static_cast<size_t>(maker)) > 0) continue;
+      if (maker >= 0 && ops[maker].type() == "Transpose" &&
+          IntsArg(ops[maker], "dims") == perm) {
+        continue;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
 // Tries to sink the transposes feeding ops[index]; *placed is the count
 // of transposes placed after it (0: nothing moved).
 MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
@@ -280,8 +329,13 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
   std::vector<int> reshapes(op.input_size(), -1);
   for (int i = 0; i < op.input_size(); ++i) {
     if (graph->IsConstant(op.input(i)) && kind != SinkKind::kConcat) continue;
+    const int maker = ProducerOf(ops, op.input(i));
+    const bool region_sinks =
+        maker >= 0 && ops[maker].type() == "Transpose" &&
+        RegionSinksWhole(ops, consumers, *graph, op.input(i),
+                         IntsArg(ops[maker], "dims"));
     transposes[i] = SoleTranspose(ops, consumers, *graph, op.input(i), index,
-                                  output_feeds_transposes);
+                                  output_feeds_transposes || region_sinks);
     if (transposes[i] < 0) {
       reshapes[i] = ProducerOf(ops, op.input(i));
       if (reshapes[i] < 0 || ops[reshapes[i]].type() != "Reshape") {
