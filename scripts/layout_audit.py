@@ -90,6 +90,22 @@ def cases(rng):
                    helper.make_node("Mul", ["j", "m"], ["s"]),
                    helper.make_node("Relu", ["s"], ["b"])],
                   [const("m", rng.random((2 * C, 1, 1)))], 2 * C, 2),
+        # Two branches merged by elementwise gates (sum, tanh, sigmoid,
+        # products), one of them a convolution of its own.
+        "gated_branches": ([helper.make_node("Conv", ["a", "g_w"], ["g"]),
+                            helper.make_node("Add", ["a", "g"], ["s"]),
+                            helper.make_node("Tanh", ["a"], ["t"]),
+                            helper.make_node("Sigmoid", ["g"], ["u"]),
+                            helper.make_node("Mul", ["s", "t"], ["v"]),
+                            helper.make_node("Mul", ["v", "u"], ["b"])],
+                           [const("g_w", rng.standard_normal((C, C, 1, 1)))],
+                           C, 2),
+        # The graph input read by a second convolution too: one transpose
+        # of it serves both.
+        "input_read_twice": ([helper.make_node("Conv", ["x", "x_w"], ["x2"]),
+                              helper.make_node("Add", ["a", "x2"], ["b"])],
+                             [const("x_w", rng.standard_normal((C, C, 1, 1)))],
+                             C, 2),
         "slices": ([helper.make_node("Slice", ["a", "s0", "e0", "ax"], ["p"]),
                     helper.make_node("Slice", ["a", "s1", "e1", "ax"], ["q"]),
                     helper.make_node("Concat", ["q", "p"], ["b"], axis=1)],

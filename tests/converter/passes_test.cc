@@ -1324,6 +1324,26 @@ TEST(CancelTransposesTest, NonInversePairBecomesOneTranspose) {
             (std::vector<int64_t>{1, 2, 0}));
 }
 
+// A graph input read by two NHWC ops, each wrapped in its own transpose
+// by the frontend: one transpose serves both.
+TEST(CancelTransposesTest, TransposesOfOneTensorByOnePermutationMerge) {
+  ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t1", "x", kToNchw);
+        Transpose(graph, "t2", "x", kToNchw);
+        Transpose(graph, "t3", "x", {0, 3, 2, 1});
+        Tanh(graph, "a", "t1");
+        Tanh(graph, "b", "t2");
+        Tanh(graph, "c", "t3");
+        Output(graph, "a");
+        Output(graph, "b");
+        Output(graph, "c");
+      },
+      {CancelTransposes, CleanUp},
+      {"Transpose", "Transpose", "Activation", "Activation", "Activation"});
+}
+
 TEST(CancelTransposesTest, IsIdempotent) {
   ExpectIdempotent(
       [](GraphBuilder *graph) {

@@ -1,3 +1,8 @@
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "mace/converter/passes/graph_utils.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
@@ -33,6 +38,22 @@ MaceStatus CancelTransposes(GraphBuilder *graph) {
       SetIntsArg(&ops[i], "dims", combined);
     }
     MACE_RETURN_IF_ERROR(graph->Reinfer(i));
+  }
+  // Transposes of one tensor by one permutation are one: the frontends
+  // wrap each NHWC op that reads a tensor in a transpose of its own (a
+  // graph input read by two convolutions was transposed twice). Readers of
+  // the later ones read the first; the later ones are left unused.
+  std::map<std::pair<std::string, std::vector<int64_t>>, std::string> first;
+  for (const OperatorDef &op : ops) {
+    if (op.type() != "Transpose" || op.input_size() != 1 ||
+        op.output_size() != 1) {
+      continue;
+    }
+    const auto key = std::make_pair(op.input(0), IntsArg(op, "dims"));
+    auto [it, inserted] = first.emplace(key, op.output(0));
+    if (!inserted && !graph->IsGraphOutput(op.output(0))) {
+      ReplaceUses(&ops, op.output(0), it->second);
+    }
   }
   return MaceStatus::MACE_SUCCESS;
 }

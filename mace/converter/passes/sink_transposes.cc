@@ -253,24 +253,29 @@ bool MoveArgs(SinkKind kind, const std::vector<int64_t> &perm,
 }
 
 // Whether every op that reads `tensor` (a transpose's output, `perm` its
-// permutation) and everything fed by those ops up to the next transposes
-// can sink it: a region of ops of SinkKind, each reading only `tensor`,
-// other transposes by `perm`, constants or the region's own outputs, none
-// of them a graph output, whose outputs end in transposes only. Then the
-// region's ops may sink it one by one though `tensor` has several readers:
-// once all have, nothing reads it, and each transpose sunk out of the
-// region meets a transpose. That is how x and f(x) joined again lose their
-// transposes: a CReLU's concat(x, -x), a concat of slices of x.
+// permutation), and every op joined to those through the tensors between
+// them, can sink its transposes: a region of ops of SinkKind whose inputs
+// are constants, the region's own outputs, or outputs of transposes by
+// `perm` (whose every other reader is in the region or a transpose), none
+// of it a graph output, its outputs read only by transposes or by the
+// region. Then the region's ops may sink the shared transposes one after
+// the other: once all have, nothing reads them, and each transpose sunk out
+// of the region meets a transpose. That is how x and f(x) joined again lose
+// their transposes (a CReLU's concat(x, -x), a concat of slices of x), and
+// two branches merged by elementwise gates (sum, tanh, sigmoid, product).
 bool RegionSinksWhole(const std::vector<OperatorDef> &ops,
                       const std::map<std::string, std::vector<size_t>> &readers,
                       const GraphBuilder &graph, const std::string &tensor,
                       const std::vector<int64_t> &perm) {
   constexpr size_t kMaxRegion = 32;  // a local rewrite, not a graph search
   std::set<size_t> region;
+  std::set<std::string> seen = {tensor};
   std::vector<std::string> frontier = {tensor};
+  std::vector<int> makers_needed;  // of inputs made inside the region
   while (!frontier.empty()) {
     const std::string value = frontier.back();
     frontier.pop_back();
+    if (graph.IsGraphOutput(value)) return false;
     auto users = readers.find(value);
     if (users == readers.end()) continue;
     for (size_t user : users->second) {
@@ -280,20 +285,22 @@ bool RegionSinksWhole(const std::vector<OperatorDef> &ops,
       }
       region.insert(user);
       for (const std::string &output : ops[user].output()) {
-        if (graph.IsGraphOutput(output)) return false;
-        frontier.push_back(output);
+        if (seen.insert(output).second) frontier.push_back(output);
+      }
+      for (const std::string &input : ops[user].input()) {
+        if (graph.IsConstant(input)) continue;
+        const int maker = ProducerOf(ops, input);
+        if (maker >= 0 && ops[maker].type() == "Transpose" &&
+            IntsArg(ops[maker], "dims") == perm) {
+          if (seen.insert(input).second) frontier.push_back(input);
+        } else {
+          makers_needed.push_back(maker);
+        }
       }
     }
   }
-  for (size_t op : region) {
-    for (const std::string &input : ops[op].input()) {
-      if (input == tensor || graph.IsConstant(input)) continue;
-      const int maker = ProducerOf(ops, input);
-      if (maker >= 0 && region.count(static_cast<size_t>(maker)) > 0) continue;
-      if (maker >= 0 && ops[maker].type() == "Transpose" &&
-          IntsArg(ops[maker], "dims") == perm) {
-        continue;
-      }
+  for (int maker : makers_needed) {
+    if (maker < 0 || region.count(static_cast<size_t>(maker)) == 0) {
       return false;
     }
   }
