@@ -12,19 +12,20 @@ profiler (per-node medians over --rounds runs, the same settings as
 scripts/bench_worker.py: intra-op threads, sequential, ORT_ENABLE_ALL).
 The per-layer times of each engine are the medians over the pairs.
 
-Layers are matched by name: ONNX Runtime names a fused node after its
-output tensor (NCHWc convolutions: `<output>_nchwc`) or keeps the ONNX
-node's name; mace keeps the ONNX node's name, lists the nodes it fused
-and the tensors its op writes. A convolution (Conv2D, DepthwiseConv2d,
-FullyConnected in mace; Conv, FusedConv, Gemm in ONNX Runtime) is
-matched when one engine's name or output, less the suffixes each adds
-(`_nchwc`, `__untransposed`, `__nhwc`), is the other's, or ONNX
-Runtime's output is `<node>_output_0` of a node mace fused (a residual
-Add that mace fuses into the convolution and ONNX Runtime runs apart is
-then in mace's time only). Layers left unmatched are counted, not
-compared. Prints, per model, the time of every kind of layer (kernel
-size and stride) in both engines and their ratio, then the --top layers
-where mace loses most time.
+Every op of both engines is counted. Each ONNX Runtime node is given to
+the mace op it belongs to, by name: mace keeps the ONNX node names of an
+op and of the nodes it fused into it, and the tensors it writes; ONNX
+Runtime names a node after the ONNX node (`/block/Mul`, or with its own
+fusion appended: `/block/Mul/QuickGeluFusion/`) or after its output
+(`<node>_output_0_nchwc`). A node goes to the op one of whose names (or
+outputs), less the suffixes each engine adds, is its name or a prefix of
+it at a `/`. So ONNX Runtime's separate SiLU after a convolution counts
+with mace's convolution that fused it, as a residual Add does. Nodes of
+either engine that belong to nothing (ONNX Runtime's NCHWc reorders,
+mace's layout transposes) are shown as their own rows. Prints, per model,
+the whole run of each engine (median per process), the time of every
+kind of layer (kernel size and stride, or op type) in both and their
+ratio, then the --top layers where mace loses most.
 
 Models come from the zoo (~/.cache/mace/zoo or $MACE_ZOO_DIR) and are
 converted with `mace convert` into a temporary folder.
@@ -39,8 +40,6 @@ import subprocess
 import sys
 import tempfile
 
-CONV_TYPES_MACE = ("Conv2D", "DepthwiseConv2d", "FullyConnected")
-CONV_TYPES_ORT = ("Conv", "FusedConv", "Gemm", "NchwcConv")
 SUFFIXES = ("_nchwc", "__untransposed", "__nhwc", "__t")
 
 ORT_WORKER = r"""
@@ -60,6 +59,7 @@ for _ in range(rounds):
     session.run(None, feed)
 print(session.end_profiling())
 """
+UNMATCHED = "(no mace op)"
 
 
 def strip_suffixes(name):
@@ -74,7 +74,8 @@ def strip_suffixes(name):
 
 
 def mace_layers(mace, pb, data, x, threads, rounds):
-    """name -> (ms, kind, output names) from `mace run --benchmark`."""
+    """(run ms, {name: (ms, kind, names and outputs that identify it)})
+    from `mace run --benchmark`."""
     out = subprocess.run(
         [mace, "run", "--model", pb, "--data", data, "--input", "input=" + x,
          "--num-threads", str(threads), "--round", str(rounds), "--benchmark"],
@@ -96,29 +97,25 @@ def mace_layers(mace, pb, data, x, threads, rounds):
         if not on or not line.startswith("|") or "Op Type" in line:
             continue
         f = [c.strip() for c in line.strip().strip("|").split("|")]
-        if f[0] not in CONV_TYPES_MACE:
-            continue
         # "first (+ second, third)": the ONNX nodes the op was fused from.
         fused = [n.strip(" ()+") for n in f[12].replace(" (+", ",").split(",")]
         name = fused[0]
         # Filter shapes: [Cout, kh, kw, Cin]; depthwise [kh, kw, C, mult].
         filt = [d.strip() for d in f[9].strip("[]").split(",") if d.strip()]
         stride = f[7].replace(" ", "").strip("[]").split(",")[0]
-        if len(filt) < 4:
+        if f[0] not in ("Conv2D", "DepthwiseConv2d") or len(filt) < 4:
             kind = f[0]
         elif f[0] == "DepthwiseConv2d":
             kind = "dw %sx%s s%s" % (filt[0], filt[1], stride)
         else:
             kind = "conv %sx%s s%s" % (filt[1], filt[2], stride)
-        # Match keys: its outputs, and the outputs ONNX exporters name
-        # after each fused node (`<node>_output_0`).
-        keys = outputs.get(name, []) + [n + "_output_0" for n in fused]
-        layers[name] = (float(f[3]), kind, keys)
-    return layers
+        layers[name] = (float(f[3]), kind, fused + outputs.get(name, []))
+    run = re.search(r"median=([\d.]+)", out)
+    return float(run.group(1)) if run else 0.0, layers
 
 
 def ort_layers(model, x, threads, rounds, work):
-    """name -> median ms of ONNX Runtime's convolution nodes."""
+    """(run ms, {name: median ms}) of every ONNX Runtime node."""
     prefix = os.path.join(work, "ort_profile")
     out = subprocess.run(
         [sys.executable, "-c", ORT_WORKER, model, x, str(threads), str(rounds),
@@ -126,26 +123,32 @@ def ort_layers(model, x, threads, rounds, work):
     with open(out.strip().splitlines()[-1]) as f:
         events = json.load(f)
     times = collections.defaultdict(list)
+    runs = []
     for e in events:
-        if e.get("cat") != "Node" or not e["name"].endswith("_kernel_time"):
-            continue
-        if e.get("args", {}).get("op_name") in CONV_TYPES_ORT:
+        if e.get("cat") == "Session" and e["name"] == "model_run":
+            runs.append(e["dur"] / 1000.0)
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
             times[e["name"][:-len("_kernel_time")]].append(e["dur"] / 1000.0)
-    # The first event of each node is the warm-up run.
-    return {n: statistics.median(v[1:] or v) for n, v in times.items()}
+    # The first event of each node and run is the warm-up.
+    return (statistics.median(runs[1:] or runs or [0.0]),
+            {n: statistics.median(v[1:] or v) for n, v in times.items()})
 
 
 def match(mace, ort):
-    """mace name -> ORT name, by node name or by output tensor."""
-    by_key = {}
-    for name in ort:
-        by_key.setdefault(strip_suffixes(name), name)
-    pairs = {}
+    """ORT node -> the mace op it belongs to (UNMATCHED when none)."""
+    owner = {}
     for name, (_, _, keys) in mace.items():
-        for key in [name] + [strip_suffixes(k) for k in keys]:
-            if key in by_key:
-                pairs[name] = by_key[key]
-                break
+        for key in keys:
+            owner.setdefault(strip_suffixes(key), name)
+    pairs = {}
+    for node in ort:
+        candidates = [strip_suffixes(node.rstrip("/"))]
+        if "_output_" in candidates[0]:
+            candidates.append(candidates[0].rsplit("_output_", 1)[0])
+        parts = candidates[0].split("/")
+        candidates += ["/".join(parts[:i]) for i in range(len(parts) - 1, 1, -1)]
+        pairs[node] = next((owner[c] for c in candidates if c in owner),
+                           UNMATCHED)
     return pairs
 
 
@@ -169,35 +172,40 @@ def compare(args, model, work):
                                      args.rounds))
         ort_runs.append(ort_layers(onnx_path, x, args.threads, args.rounds,
                                    work))
-    mace = {n: (statistics.median(r[n][0] for r in mace_runs), k, o)
-            for n, (_, k, o) in mace_runs[0].items()}
-    ort = {n: statistics.median(r[n] for r in ort_runs if n in r)
-           for n in ort_runs[0]}
-    pairs = match(mace, ort)
+    mace = {n: (statistics.median(r[1][n][0] for r in mace_runs), k, keys)
+            for n, (_, k, keys) in mace_runs[0][1].items()}
+    ort = {n: statistics.median(r[1].get(n, 0.0) for r in ort_runs)
+           for n in ort_runs[0][1]}
+    owner = match(mace, ort)
+    ort_by_op = collections.defaultdict(float)
+    for node, ms in ort.items():
+        ort_by_op[owner[node]] += ms
     kinds = collections.defaultdict(lambda: [0, 0.0, 0.0])
     rows = []
-    for name, ort_name in pairs.items():
-        ms, kind, _ = mace[name]
+    for name, (ms, kind, _) in mace.items():
         k = kinds[kind]
         k[0] += 1
         k[1] += ms
-        k[2] += ort[ort_name]
-        rows.append((ms - ort[ort_name], name, kind, ms, ort[ort_name]))
-    print("%s, %d thread(s), %d pairs x %d rounds: %d of %d mace layers "
-          "matched (%d ONNX Runtime nodes)" %
-          (model, args.threads, args.pairs, args.rounds, len(pairs),
-           len(mace), len(ort)))
-    print("  %-18s %5s %10s %10s %9s" % ("kind", "count", "mace ms", "ORT ms",
+        k[2] += ort_by_op.get(name, 0.0)
+        rows.append((ms - ort_by_op.get(name, 0.0), name, kind, ms,
+                     ort_by_op.get(name, 0.0)))
+    if ort_by_op.get(UNMATCHED):
+        kinds[UNMATCHED][2] += ort_by_op[UNMATCHED]
+    matched = sum(1 for n in ort if owner[n] != UNMATCHED)
+    print("%s, %d thread(s), %d pairs x %d rounds: %d mace ops, %d ONNX "
+          "Runtime nodes (%d given to a mace op)" %
+          (model, args.threads, args.pairs, args.rounds, len(mace), len(ort),
+           matched))
+    mace_run = statistics.median(r[0] for r in mace_runs)
+    ort_run = statistics.median(r[0] for r in ort_runs)
+    print("  whole run: mace %.3f ms, ONNX Runtime %.3f ms (profiling on), "
+          "mace/ORT %.2f" % (mace_run, ort_run, mace_run / ort_run))
+    print("  %-22s %5s %10s %10s %9s" % ("kind", "ops", "mace ms", "ORT ms",
                                         "mace/ORT"))
-    total = [0.0, 0.0]
-    for kind, (count, m, o) in sorted(kinds.items(), key=lambda t: -t[1][1]):
-        total[0] += m
-        total[1] += o
-        print("  %-18s %5d %10.3f %10.3f %9.2f" % (kind, count, m, o, m / o))
-    if total[1] > 0:
-        print("  %-18s %5d %10.3f %10.3f %9.2f" %
-              ("matched layers", len(pairs), total[0], total[1],
-               total[0] / total[1]))
+    for kind, (count, m, o) in sorted(kinds.items(),
+                                      key=lambda t: -max(t[1][1], t[1][2])):
+        ratio = "%9.2f" % (m / o) if o > 0 and m > 0 else "%9s" % "-"
+        print("  %-22s %5d %10.3f %10.3f %s" % (kind, count, m, o, ratio))
     if args.top:
         print("  layers where mace loses most:")
         for diff, name, kind, m, o in sorted(rows, reverse=True)[:args.top]:
