@@ -1281,6 +1281,23 @@ TEST(FuseSwishTest, SkipsOtherHardSigmoidsAndASharedGate) {
 const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
 const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
 
+// Expects op `index` of `net` to carry int argument `name` = `want`.
+void ExpectIntArg(const NetDef &net, int index, const std::string &name,
+                  int64_t want) {
+  const Argument *arg = Arg(OpAt(net, index), name);
+  ASSERT_NE(arg, nullptr) << "op " << index << " has no '" << name << "'";
+  EXPECT_EQ(arg->i(), want) << "op " << index << " '" << name << "'";
+}
+
+// Expects op `index` of `net` to carry ints argument `name` = `want`.
+void ExpectIntsArg(const NetDef &net, int index, const std::string &name,
+                   const std::vector<int64_t> &want) {
+  const Argument *arg = Arg(OpAt(net, index), name);
+  ASSERT_NE(arg, nullptr) << "op " << index << " has no '" << name << "'";
+  EXPECT_EQ(std::vector<int64_t>(arg->ints().begin(), arg->ints().end()), want)
+      << "op " << index << " '" << name << "'";
+}
+
 void Transpose(GraphBuilder *graph, const std::string &name,
                const std::string &input, const std::vector<int64_t> &perm) {
   Op(graph, "Transpose", name, {input}, {OpArg::Ints("dims", perm)});
@@ -1318,10 +1335,7 @@ TEST(CancelTransposesTest, NonInversePairBecomesOneTranspose) {
         Output(graph, "t2");
       },
       {CancelTransposes, CleanUp}, {"Transpose"});
-  const Argument *dims = Arg(OpAt(net, 0), "dims");
-  ASSERT_NE(dims, nullptr);
-  EXPECT_EQ(std::vector<int64_t>(dims->ints().begin(), dims->ints().end()),
-            (std::vector<int64_t>{1, 2, 0}));
+  ExpectIntsArg(net, 0, "dims", {1, 2, 0});
 }
 
 // A graph input read by two NHWC ops, each wrapped in its own transpose
@@ -1399,9 +1413,7 @@ TEST(SinkTransposesTest, ConcatOfEquallyTransposedInputsTakesTheMappedAxis) {
         Output(graph, "y");
       },
       {SinkTransposes, CancelTransposes, CleanUp}, {"Concat", "Activation"});
-  const Argument *axis = Arg(OpAt(net, 0), "axis");
-  ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(axis->i(), 3);
+  ExpectIntArg(net, 0, "axis", 3);
 }
 
 TEST(SinkTransposesTest, LeavesATransposeWithSeveralReaders) {
@@ -1461,11 +1473,7 @@ TEST(SinkTransposesTest, PadMovesBelowWithItsPaddingsPermuted) {
         Output(graph, "y");
       },
       {SinkTransposes, CancelTransposes, CleanUp}, {"Pad", "Activation"});
-  const Argument *paddings = Arg(OpAt(net, 0), "paddings");
-  ASSERT_NE(paddings, nullptr);
-  EXPECT_EQ(
-      std::vector<int64_t>(paddings->ints().begin(), paddings->ints().end()),
-      (std::vector<int64_t>{0, 0, 1, 2, 3, 0, 0, 0}));
+  ExpectIntsArg(net, 0, "paddings", {0, 0, 1, 2, 3, 0, 0, 0});
 }
 
 // ShuffleNetV2's split: two Slices of the channel axis of an NCHW tensor
@@ -1491,16 +1499,8 @@ TEST(SinkTransposesTest, SlicesMoveBelowWithTheirAxesMapped) {
       {SinkTransposes, CancelTransposes, SinkTransposes, CancelTransposes,
        CleanUp},
       {"Slice", "Slice", "Activation", "Activation"});
-  const Argument *low_axes = Arg(OpAt(net, 0), "axes");
-  const Argument *high_axes = Arg(OpAt(net, 1), "axes");
-  ASSERT_NE(low_axes, nullptr);
-  ASSERT_NE(high_axes, nullptr);
-  EXPECT_EQ(
-      std::vector<int64_t>(low_axes->ints().begin(), low_axes->ints().end()),
-      (std::vector<int64_t>{3}));
-  EXPECT_EQ(
-      std::vector<int64_t>(high_axes->ints().begin(), high_axes->ints().end()),
-      (std::vector<int64_t>{0, 3}));
+  ExpectIntsArg(net, 0, "axes", {3});
+  ExpectIntsArg(net, 1, "axes", {0, 3});
 }
 
 void Split(GraphBuilder *graph, const std::string &input,
@@ -1531,9 +1531,7 @@ TEST(SinkTransposesTest, SplitMovesBelowWithItsAxisMapped) {
       },
       {SinkTransposes, CancelTransposes, CleanUp},
       {"Split", "Activation", "Activation"});
-  const Argument *axis = Arg(OpAt(net, 0), "axis");
-  ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(axis->i(), 3);
+  ExpectIntArg(net, 0, "axis", 3);
 }
 
 // A Split on its default axis 0 that the transpose moves (to 1), its
@@ -1548,9 +1546,7 @@ TEST(SinkTransposesTest, SplitOnTheDefaultAxisGetsTheMovedAxis) {
         Output(graph, "second");
       },
       {SinkTransposes, CleanUp}, {"Split", "Transpose", "Transpose"});
-  const Argument *axis = Arg(OpAt(net, 0), "axis");
-  ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(axis->i(), 1);
+  ExpectIntArg(net, 0, "axis", 1);
 }
 
 // ShuffleNetV2's pooling, x.mean([2, 3]) on NCHW data: the Reduce reads
@@ -1565,10 +1561,7 @@ TEST(SinkTransposesTest, ReduceOverTheSpatialAxesLosesItsTranspose) {
         Output(graph, "mean");
       },
       {SinkTransposes, CleanUp}, {"Reduce"});
-  const Argument *axis = Arg(OpAt(net, 0), "axis");
-  ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(std::vector<int64_t>(axis->ints().begin(), axis->ints().end()),
-            (std::vector<int64_t>{1, 2}));
+  ExpectIntsArg(net, 0, "axis", {1, 2});
 }
 
 // Keeping its dims, a Reduce moves like an elementwise op and the
@@ -1587,10 +1580,7 @@ TEST(SinkTransposesTest, ReduceKeepingDimsMovesAndOneReorderingStays) {
         Output(graph, "y");
       },
       {SinkTransposes, CancelTransposes, CleanUp}, {"Reduce", "Activation"});
-  const Argument *axis = Arg(OpAt(net, 0), "axis");
-  ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(std::vector<int64_t>(axis->ints().begin(), axis->ints().end()),
-            (std::vector<int64_t>{3}));
+  ExpectIntsArg(net, 0, "axis", {3});
   ExpectUnchanged(
       [](GraphBuilder *graph) {
         Input(graph, "x", {2, 4, 5, 6});
@@ -1620,9 +1610,7 @@ TEST(SinkTransposesTest, SoftmaxMovesBelowWithItsAxisMapped) {
           Output(graph, "y");
         },
         {SinkTransposes, CancelTransposes, CleanUp}, {"Softmax", "Activation"});
-    const Argument *axis = Arg(OpAt(net, 0), "axis");
-    ASSERT_NE(axis, nullptr);
-    EXPECT_EQ(axis->i(), mapped);
+    ExpectIntArg(net, 0, "axis", mapped);
   }
 }
 
@@ -1642,9 +1630,7 @@ TEST(SinkTransposesTest, ArgMaxMovesBelowWithItsAxisMapped) {
         {SinkTransposes, CleanUp},
         keepdims ? std::vector<std::string>{"ArgMax", "Transpose"}
                  : std::vector<std::string>{"ArgMax"});
-    const Argument *axis = Arg(OpAt(net, 0), "axis");
-    ASSERT_NE(axis, nullptr);
-    EXPECT_EQ(axis->i(), 3);
+    ExpectIntArg(net, 0, "axis", 3);
   }
 }
 
