@@ -117,6 +117,11 @@ def cases(rng):
                    helper.make_node("Concat", ["r", "p", "q"], ["b"],
                                     axis=1)],
                   [const("sp", [2, 2, 4], np.int64)], C, 2),
+        # Channels reordered (BGR <-> RGB style) by a Gather.
+        "gather_channels": ([helper.make_node("Gather", ["a", "idx"], ["b"],
+                                              axis=1)],
+                            [const("idx", list(range(C - 1, -1, -1)),
+                                   np.int64)], C, 2),
         "softmax_channels": ([helper.make_node("Softmax", ["a"], ["b"],
                                                axis=1)], [], C, 2),
         "argmax_channels": ([helper.make_node("ArgMax", ["a"], ["i"], axis=1,

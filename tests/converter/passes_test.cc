@@ -46,6 +46,11 @@ void Constant(GraphBuilder *graph, const std::string &name, const Shape &shape,
                      RandomFloats(Product(shape), low, high, seed));
 }
 
+void ConstantInts(GraphBuilder *graph, const std::string &name,
+                  const Shape &shape, const std::vector<int32_t> &values) {
+  graph->AddConstantInt(name, shape, values);
+}
+
 void Op(GraphBuilder *graph, const std::string &type, const std::string &name,
         const std::vector<std::string> &inputs,
         const std::vector<OpArg> &args = {}) {
@@ -1632,6 +1637,33 @@ TEST(SinkTransposesTest, ArgMaxMovesBelowWithItsAxisMapped) {
                  : std::vector<std::string>{"ArgMax"});
     ExpectIntArg(net, 0, "axis", 3);
   }
+}
+
+// Channels reordered by a Gather of constant indices on NCHW data: it
+// gathers along the NHWC tensor's last axis and the transposes cancel. A
+// scalar index (which drops the axis) leaves it where it is.
+TEST(SinkTransposesTest, GatherOfChannelsMovesBelowWithItsAxisMapped) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t", "x", kToNchw);
+        ConstantInts(graph, "idx", {3}, {2, 0, 1});
+        Op(graph, "Gather", "bgr", {"t", "idx"}, {OpArg::Int("axis", 1)});
+        Transpose(graph, "back", "bgr", kToNhwc);
+        Tanh(graph, "y", "back");
+        Output(graph, "y");
+      },
+      {SinkTransposes, CancelTransposes, CleanUp}, {"Gather", "Activation"});
+  ExpectIntArg(net, 0, "axis", 3);
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 4, 5, 3});
+        Transpose(graph, "t", "x", kToNchw);
+        ConstantInts(graph, "idx", {}, {1});
+        Op(graph, "Gather", "one", {"t", "idx"}, {OpArg::Int("axis", 1)});
+        Output(graph, "one");
+      },
+      SinkTransposes);
 }
 
 // A squeeze-excitation scale: [N,1,1,C] brought to NCHW is a Reshape (a

@@ -1,5 +1,5 @@
 // Moves a Transpose below the elementwise op, concat, pad, slice, split,
-// reduce, argmax or softmax that consumes it:
+// reduce, argmax, softmax or gather that consumes it:
 //   T(x) → U → y   becomes   U(x) → T → y
 // (a split gets one transpose per output; a reduce or argmax that drops
 // its axes and leaves the kept ones in order needs none).
@@ -130,11 +130,15 @@ enum class SinkKind {
   kReduce,
   kArgMax,
   kSoftmax,
+  // And a Gather along one axis by constant 1-D indices (a reordering of
+  // channels): its indices stay as they are (input 1).
+  kGather,
 };
 
 SinkKind KindOf(const OperatorDef &op) {
   if (IsElementwise(op)) return SinkKind::kElementwise;
   if (op.type() == "Concat") return SinkKind::kConcat;
+  if (op.type() == "Gather" && op.input_size() == 2) return SinkKind::kGather;
   if (op.input_size() != 1) return SinkKind::kNone;
   if (op.type() == "Pad") return SinkKind::kPad;
   if (op.type() == "Slice") return SinkKind::kSlice;
@@ -223,6 +227,7 @@ bool MoveArgs(SinkKind kind, const std::vector<int64_t> &perm,
     }
     case SinkKind::kConcat:
     case SinkKind::kSplit:
+    case SinkKind::kGather:
       return MapAxisArg(perm, "axis", 0, moved);
     case SinkKind::kSoftmax:
       return MapAxisArg(perm, "axis", -1, moved);
@@ -334,8 +339,23 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
   std::vector<int64_t> perm;
   std::vector<int> transposes(op.input_size(), -1);
   std::vector<int> reshapes(op.input_size(), -1);
+  if (kind == SinkKind::kGather) {
+    // Indices other than a constant list would change the output's rank.
+    const Tensor *indices = graph->Find(op.input(1));
+    if (!graph->IsConstant(op.input(1)) || indices == nullptr ||
+        indices->rank() != 1) {
+      return MaceStatus::MACE_SUCCESS;
+    }
+  }
+  // Inputs that are not the transposed data: constants broadcast against
+  // it (laid out again below), a Gather's indices (kept).
+  auto data_input = [&](int i) {
+    return kind == SinkKind::kGather
+               ? i == 0
+               : !graph->IsConstant(op.input(i)) || kind == SinkKind::kConcat;
+  };
   for (int i = 0; i < op.input_size(); ++i) {
-    if (graph->IsConstant(op.input(i)) && kind != SinkKind::kConcat) continue;
+    if (!data_input(i)) continue;
     const int maker = ProducerOf(ops, op.input(i));
     const bool region_sinks =
         maker >= 0 && ops[maker].type() == "Transpose" &&
@@ -364,7 +384,9 @@ MaceStatus TrySink(GraphBuilder *graph, size_t index, int *placed) {
   // Rewire op to the untransposed inputs.
   std::vector<std::string> new_inputs;
   for (int i = 0; i < op.input_size(); ++i) {
-    if (transposes[i] >= 0) {
+    if (!data_input(i) && kind == SinkKind::kGather) {
+      new_inputs.push_back(op.input(i));
+    } else if (transposes[i] >= 0) {
       new_inputs.push_back(ops[transposes[i]].input(0));
     } else if (reshapes[i] >= 0) {
       new_inputs.push_back(ops[reshapes[i]].input(0));
