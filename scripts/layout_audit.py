@@ -117,6 +117,15 @@ def cases(rng):
                    helper.make_node("Concat", ["r", "p", "q"], ["b"],
                                     axis=1)],
                   [const("sp", [2, 2, 4], np.int64)], C, 2),
+        # A pixel shuffle written by hand (torch's PixelShuffle before
+        # opset 11, einops): Reshape -> 6-D Transpose -> Reshape.
+        "pixel_shuffle": ([helper.make_node("Reshape", ["a", "s1"], ["r1"]),
+                           helper.make_node("Transpose", ["r1"], ["t1"],
+                                            perm=[0, 1, 4, 2, 5, 3]),
+                           helper.make_node("Reshape", ["t1", "s2"], ["b"])],
+                          [const("s1", [1, C // 4, 2, 2, 6, 6], np.int64),
+                           const("s2", [1, C // 4, 12, 12], np.int64)],
+                          C // 4, 2),
         # Channels reordered (BGR <-> RGB style) by a Gather.
         "gather_channels": ([helper.make_node("Gather", ["a", "idx"], ["b"],
                                               axis=1)],

@@ -207,6 +207,23 @@ const Argument *Arg(const OperatorDef &op, const std::string &name) {
   return nullptr;
 }
 
+// Expects op `index` of `net` to carry int argument `name` = `want`.
+void ExpectIntArg(const NetDef &net, int index, const std::string &name,
+                  int64_t want) {
+  const Argument *arg = Arg(OpAt(net, index), name);
+  ASSERT_NE(arg, nullptr) << "op " << index << " has no '" << name << "'";
+  EXPECT_EQ(arg->i(), want) << "op " << index << " '" << name << "'";
+}
+
+// Expects op `index` of `net` to carry ints argument `name` = `want`.
+void ExpectIntsArg(const NetDef &net, int index, const std::string &name,
+                   const std::vector<int64_t> &want) {
+  const Argument *arg = Arg(OpAt(net, index), name);
+  ASSERT_NE(arg, nullptr) << "op " << index << " has no '" << name << "'";
+  EXPECT_EQ(std::vector<int64_t>(arg->ints().begin(), arg->ints().end()), want)
+      << "op " << index << " '" << name << "'";
+}
+
 std::string Activation(const OperatorDef &op) {
   const Argument *arg = Arg(op, "activation");
   return arg == nullptr ? "NOOP" : arg->s();
@@ -1111,6 +1128,64 @@ TEST(FuseChannelShuffleTest, IsIdempotent) {
       FuseChannelShuffle);
 }
 
+// ---- FuseDepthToSpace ------------------------------------------------------
+
+// A pixel shuffle by hand of x (block 2, 3 output channels, 4 x 5 pixels):
+// the split shape and permutation of each of the four forms.
+struct PixelShuffleForm {
+  const char *mode;
+  bool channel_first;
+  std::vector<int64_t> split;
+  std::vector<int64_t> perm;
+};
+
+const PixelShuffleForm kPixelShuffleForms[] = {
+    {"CRD", true, {1, 3, 2, 2, 4, 5}, {0, 1, 4, 2, 5, 3}},
+    {"DCR", true, {1, 2, 2, 3, 4, 5}, {0, 3, 4, 1, 5, 2}},
+    {"DCR", false, {1, 4, 5, 2, 2, 3}, {0, 1, 3, 2, 4, 5}},
+    {"CRD", false, {1, 4, 5, 3, 2, 2}, {0, 1, 4, 2, 5, 3}},
+};
+
+void AddPixelShuffle(GraphBuilder *graph, const PixelShuffleForm &form) {
+  Input(graph, "x",
+        form.channel_first ? Shape{1, 12, 4, 5} : Shape{1, 4, 5, 12});
+  Op(graph, "Reshape", "split", {"x"}, {OpArg::Ints("shape", form.split)});
+  Op(graph, "Transpose", "move", {"split"}, {OpArg::Ints("dims", form.perm)});
+  Op(graph, "Reshape", "merge", {"move"},
+     {OpArg::Ints("shape", form.channel_first
+                               ? std::vector<int64_t>{1, 3, 8, 10}
+                               : std::vector<int64_t>{1, 8, 10, 3})});
+  Output(graph, "merge");
+}
+
+// Each form computes what DepthToSpace of its mode does (ExpectRewrite runs
+// the graph before and after); the channel-first ones between transposes.
+TEST(FuseDepthToSpaceTest, EveryFormBecomesDepthToSpace) {
+  for (const PixelShuffleForm &form : kPixelShuffleForms) {
+    SCOPED_TRACE(std::string(form.mode) +
+                 (form.channel_first ? " channel first" : " channel last"));
+    const NetDef net = ExpectRewrite(
+        [&](GraphBuilder *graph) { AddPixelShuffle(graph, form); },
+        {FuseDepthToSpace},
+        form.channel_first
+            ? std::vector<std::string>{"Transpose", "DepthToSpace", "Transpose"}
+            : std::vector<std::string>{"DepthToSpace"});
+    const int op = form.channel_first ? 1 : 0;
+    ExpectIntArg(net, op, "block_size", 2);
+    const Argument *mode = Arg(OpAt(net, op), "mode");
+    ASSERT_NE(mode, nullptr);
+    EXPECT_EQ(mode->s(), form.mode);
+  }
+}
+
+// A permutation that is no pixel shuffle (H and W blocks swapped) stays.
+TEST(FuseDepthToSpaceTest, SkipsOtherPermutations) {
+  PixelShuffleForm other = kPixelShuffleForms[0];
+  other.perm = {0, 1, 5, 2, 4, 3};
+  ExpectUnchanged([&](GraphBuilder *graph) { AddPixelShuffle(graph, other); },
+                  FuseDepthToSpace);
+}
+
 // ---- FoldTransposeIntoFullyConnected ---------------------------------------
 
 // x [2, 3, 4, 5] → NCHW → (reshape to [2, 60] when `reshape`) → fc [7].
@@ -1285,23 +1360,6 @@ TEST(FuseSwishTest, SkipsOtherHardSigmoidsAndASharedGate) {
 
 const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
 const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
-
-// Expects op `index` of `net` to carry int argument `name` = `want`.
-void ExpectIntArg(const NetDef &net, int index, const std::string &name,
-                  int64_t want) {
-  const Argument *arg = Arg(OpAt(net, index), name);
-  ASSERT_NE(arg, nullptr) << "op " << index << " has no '" << name << "'";
-  EXPECT_EQ(arg->i(), want) << "op " << index << " '" << name << "'";
-}
-
-// Expects op `index` of `net` to carry ints argument `name` = `want`.
-void ExpectIntsArg(const NetDef &net, int index, const std::string &name,
-                   const std::vector<int64_t> &want) {
-  const Argument *arg = Arg(OpAt(net, index), name);
-  ASSERT_NE(arg, nullptr) << "op " << index << " has no '" << name << "'";
-  EXPECT_EQ(std::vector<int64_t>(arg->ints().begin(), arg->ints().end()), want)
-      << "op " << index << " '" << name << "'";
-}
 
 void Transpose(GraphBuilder *graph, const std::string &name,
                const std::string &input, const std::vector<int64_t> &perm) {

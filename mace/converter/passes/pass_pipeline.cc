@@ -15,9 +15,10 @@ const std::vector<NamedPass> &DefaultPasses() {
       {"sink_transposes", SinkTransposes},
       {"cancel_transposes", CancelTransposes},
       {"transpose_to_reshape", TransposeToReshape},
-      // Before simplify_reshapes merges the shuffle's last reshape into a
-      // following flatten.
+      // Before simplify_reshapes merges the shuffle's (or the pixel
+      // shuffle's) last reshape into a following flatten.
       {"fuse_channel_shuffle", FuseChannelShuffle},
+      {"fuse_depth_to_space", FuseDepthToSpace},
       {"simplify_reshapes", SimplifyReshapes},
       // Fusions, on the graph the transpose passes left channel last.
       {"remove_dead_ops", RemoveDeadOps},

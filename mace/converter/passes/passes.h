@@ -39,6 +39,10 @@ MaceStatus RemoveDeadOps(GraphBuilder *graph);
 // Reshape → Transpose → Reshape that interleaves channel groups (channel
 // last, or channel first around an NCHW flatten) → ChannelShuffle.
 MaceStatus FuseChannelShuffle(GraphBuilder *graph);
+// Reshape → Transpose → Reshape that moves r x r blocks of channels into
+// space (a pixel shuffle written by hand; channel first or last, DCR or CRD
+// order) → DepthToSpace.
+MaceStatus FuseDepthToSpace(GraphBuilder *graph);
 
 // x * sigmoid(x) and x * hardsigmoid(x) (alpha 1/6, beta 1/2): one
 // Activation SWISH / HARDSWISH.
