@@ -1,5 +1,6 @@
 #include "mace/converter/passes/data_move_pattern.h"
 
+#include <map>
 #include <numeric>
 
 #include "mace/converter/passes/graph_utils.h"
@@ -28,8 +29,7 @@ void AddArgs(const std::vector<OpArg> &args, OperatorDef *op) {
   for (const OpArg &arg : args) *op->add_arg() = arg.proto;
 }
 
-}  // namespace
-
+// The data move ending at ops[last] (a Reshape), or false.
 bool MatchDataMove(const GraphBuilder &graph,
                    const std::map<std::string, std::vector<size_t>> &consumers,
                    size_t last, DataMove *move) {
@@ -55,12 +55,7 @@ bool MatchDataMove(const GraphBuilder &graph,
   return true;
 }
 
-std::vector<int64_t> IdentityPerm(size_t rank) {
-  std::vector<int64_t> perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  return perm;
-}
-
+// A one-input, one-output op.
 OperatorDef MakeOp(const std::string &type, const std::string &name,
                    const std::string &input, const std::string &output) {
   OperatorDef op;
@@ -71,6 +66,8 @@ OperatorDef MakeOp(const std::string &type, const std::string &name,
   return op;
 }
 
+// The channel-first move replaced by Transpose → op → Transpose back, in
+// the three ops' places (each feeds the next: a valid schedule).
 MaceStatus RewriteChannelFirst(GraphBuilder *graph, const DataMove &move,
                                const std::string &type,
                                const std::vector<OpArg> &args) {
@@ -100,6 +97,8 @@ MaceStatus RewriteChannelFirst(GraphBuilder *graph, const DataMove &move,
   return graph->Reinfer(move.merge);
 }
 
+// The channel-last move replaced by the op in the last op's place, the
+// other two marked in *erase.
 MaceStatus RewriteChannelLast(GraphBuilder *graph, const DataMove &move,
                               const std::string &type,
                               const std::vector<OpArg> &args,
@@ -112,6 +111,35 @@ MaceStatus RewriteChannelLast(GraphBuilder *graph, const DataMove &move,
   (*erase)[move.split] = true;
   (*erase)[move.transpose] = true;
   return graph->Reinfer(move.merge);
+}
+
+}  // namespace
+
+MaceStatus FuseDataMoves(GraphBuilder *graph, ClassifyMoveFn classify) {
+  std::vector<OperatorDef> &ops = *graph->mutable_ops();
+  const auto consumers = ConsumersOf(ops);
+  std::vector<bool> erase(ops.size(), false);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    DataMove move;
+    MoveAsOp as;
+    if (!MatchDataMove(*graph, consumers, i, &move) || !classify(move, &as)) {
+      continue;
+    }
+    if (as.channel_first) {
+      MACE_RETURN_IF_ERROR(RewriteChannelFirst(graph, move, as.type, as.args));
+    } else {
+      MACE_RETURN_IF_ERROR(
+          RewriteChannelLast(graph, move, as.type, as.args, &erase));
+    }
+  }
+  EraseOps(&ops, erase);
+  return MaceStatus::MACE_SUCCESS;
+}
+
+std::vector<int64_t> IdentityPerm(size_t rank) {
+  std::vector<int64_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  return perm;
 }
 
 }  // namespace converter

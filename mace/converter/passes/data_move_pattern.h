@@ -9,7 +9,6 @@
 #ifndef MACE_CONVERTER_PASSES_DATA_MOVE_PATTERN_H_
 #define MACE_CONVERTER_PASSES_DATA_MOVE_PATTERN_H_
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,7 @@
 namespace mace {
 namespace converter {
 
+// One match: the three ops and the shapes and permutation they move by.
 struct DataMove {
   int split = -1;      // the first Reshape
   int transpose = -1;  // the Transpose
@@ -29,31 +29,24 @@ struct DataMove {
   std::vector<int64_t> perm;
 };
 
-// The data move ending at ops[last] (a Reshape), or false.
-bool MatchDataMove(const GraphBuilder &graph,
-                   const std::map<std::string, std::vector<size_t>> &consumers,
-                   size_t last, DataMove *move);
+// The op a fusion recognises a data move as, and whether it is the
+// channel-first form (replaced by Transpose (dim 1 to last) → op on the
+// channel-last tensor → Transpose back) or the channel-last one (replaced
+// by the op alone).
+struct MoveAsOp {
+  std::string type;
+  std::vector<OpArg> args;
+  bool channel_first = false;
+};
+
+// Whether `move` is a form the fusion knows, and as what.
+using ClassifyMoveFn = bool (*)(const DataMove &move, MoveAsOp *op);
+
+// Replaces every data move of the graph that `classify` recognises.
+MaceStatus FuseDataMoves(GraphBuilder *graph, ClassifyMoveFn classify);
 
 // 0, 1, ..., rank - 1.
 std::vector<int64_t> IdentityPerm(size_t rank);
-
-// A one-input, one-output op.
-OperatorDef MakeOp(const std::string &type, const std::string &name,
-                   const std::string &input, const std::string &output);
-
-// Replaces a channel-first move by Transpose (dim 1 to last) → `type` with
-// `args` on the channel-last tensor → Transpose back, in the three ops'
-// places (each feeds the next, so the order is a valid schedule).
-MaceStatus RewriteChannelFirst(GraphBuilder *graph, const DataMove &move,
-                               const std::string &type,
-                               const std::vector<OpArg> &args);
-
-// Replaces a channel-last move by `type` with `args` in the last op's
-// place and marks the other two in *erase.
-MaceStatus RewriteChannelLast(GraphBuilder *graph, const DataMove &move,
-                              const std::string &type,
-                              const std::vector<OpArg> &args,
-                              std::vector<bool> *erase);
 
 }  // namespace converter
 }  // namespace mace

@@ -11,7 +11,6 @@
 #include <algorithm>
 
 #include "mace/converter/passes/data_move_pattern.h"
-#include "mace/converter/passes/graph_utils.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
 
@@ -47,30 +46,26 @@ bool MatchChannelFirst(const Shape &x, const Shape &split,
   return split[1] * split[2] == x[1] && perm == expected;
 }
 
+bool AsChannelShuffle(const DataMove &move, MoveAsOp *op) {
+  if (move.output != move.input) return false;
+  int64_t group = 0;
+  if (MatchChannelLast(move.input, move.split_shape, move.perm, &group)) {
+    op->channel_first = false;
+  } else if (MatchChannelFirst(move.input, move.split_shape, move.perm,
+                               &group)) {
+    op->channel_first = true;
+  } else {
+    return false;
+  }
+  op->type = "ChannelShuffle";
+  op->args = {OpArg::Int("group", group)};
+  return true;
+}
+
 }  // namespace
 
 MaceStatus FuseChannelShuffle(GraphBuilder *graph) {
-  std::vector<OperatorDef> &ops = *graph->mutable_ops();
-  const auto consumers = ConsumersOf(ops);
-  std::vector<bool> erase(ops.size(), false);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    DataMove move;
-    if (!MatchDataMove(*graph, consumers, i, &move) ||
-        move.output != move.input) {
-      continue;
-    }
-    int64_t group = 0;
-    if (MatchChannelLast(move.input, move.split_shape, move.perm, &group)) {
-      MACE_RETURN_IF_ERROR(RewriteChannelLast(
-          graph, move, "ChannelShuffle", {OpArg::Int("group", group)}, &erase));
-    } else if (MatchChannelFirst(move.input, move.split_shape, move.perm,
-                                 &group)) {
-      MACE_RETURN_IF_ERROR(RewriteChannelFirst(graph, move, "ChannelShuffle",
-                                               {OpArg::Int("group", group)}));
-    }
-  }
-  EraseOps(&ops, erase);
-  return MaceStatus::MACE_SUCCESS;
+  return FuseDataMoves(graph, AsChannelShuffle);
 }
 
 }  // namespace converter

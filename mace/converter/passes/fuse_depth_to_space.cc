@@ -12,7 +12,6 @@
 // the transpose passes cancel against their neighbours.
 
 #include "mace/converter/passes/data_move_pattern.h"
-#include "mace/converter/passes/graph_utils.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
 
@@ -20,14 +19,16 @@ namespace mace {
 namespace converter {
 namespace {
 
-struct BlockMove {
-  int64_t block = 0;
-  const char *mode = nullptr;  // "DCR" or "CRD"
-  bool channel_first = false;
-};
+// DepthToSpace of block r in `mode` ("DCR" or "CRD").
+void SetDepthToSpace(int64_t r, const char *mode, bool channel_first,
+                     MoveAsOp *op) {
+  op->type = "DepthToSpace";
+  op->args = {OpArg::Int("block_size", r), OpArg::String("mode", mode)};
+  op->channel_first = channel_first;
+}
 
 // Whether `move` is one of the four forms above.
-bool MatchDepthToSpace(const DataMove &move, BlockMove *block) {
+bool AsDepthToSpace(const DataMove &move, MoveAsOp *op) {
   const Shape &x = move.input;
   const Shape &s = move.split_shape;
   const Shape &y = move.output;
@@ -46,7 +47,7 @@ bool MatchDepthToSpace(const DataMove &move, BlockMove *block) {
     const int64_t c = crd ? s[1] : s[3];
     if ((crd || dcr) && c * r * r == x[1] &&
         y == Shape{x[0], c, x[2] * r, x[3] * r}) {
-      *block = {r, crd ? "CRD" : "DCR", true};
+      SetDepthToSpace(r, crd ? "CRD" : "DCR", true, op);
       return true;
     }
   }
@@ -58,7 +59,7 @@ bool MatchDepthToSpace(const DataMove &move, BlockMove *block) {
     const int64_t c = dcr ? s[5] : s[3];
     if ((crd || dcr) && c * r * r == x[3] &&
         y == Shape{x[0], x[1] * r, x[2] * r, c}) {
-      *block = {r, dcr ? "DCR" : "CRD", false};
+      SetDepthToSpace(r, dcr ? "DCR" : "CRD", false, op);
       return true;
     }
   }
@@ -68,28 +69,7 @@ bool MatchDepthToSpace(const DataMove &move, BlockMove *block) {
 }  // namespace
 
 MaceStatus FuseDepthToSpace(GraphBuilder *graph) {
-  std::vector<OperatorDef> &ops = *graph->mutable_ops();
-  const auto consumers = ConsumersOf(ops);
-  std::vector<bool> erase(ops.size(), false);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    DataMove move;
-    BlockMove block;
-    if (!MatchDataMove(*graph, consumers, i, &move) ||
-        !MatchDepthToSpace(move, &block)) {
-      continue;
-    }
-    const std::vector<OpArg> args = {OpArg::Int("block_size", block.block),
-                                     OpArg::String("mode", block.mode)};
-    if (block.channel_first) {
-      MACE_RETURN_IF_ERROR(
-          RewriteChannelFirst(graph, move, "DepthToSpace", args));
-    } else {
-      MACE_RETURN_IF_ERROR(
-          RewriteChannelLast(graph, move, "DepthToSpace", args, &erase));
-    }
-  }
-  EraseOps(&ops, erase);
-  return MaceStatus::MACE_SUCCESS;
+  return FuseDataMoves(graph, AsDepthToSpace);
 }
 
 }  // namespace converter
