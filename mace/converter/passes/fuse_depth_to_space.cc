@@ -19,47 +19,48 @@ namespace mace {
 namespace converter {
 namespace {
 
-// DepthToSpace of block r in `mode` ("DCR" or "CRD").
-void SetDepthToSpace(int64_t r, const char *mode, bool channel_first,
-                     MoveAsOp *op) {
-  op->type = "DepthToSpace";
-  op->args = {OpArg::Int("block_size", r), OpArg::String("mode", mode)};
-  op->channel_first = channel_first;
-}
+// One of the four forms above: the permutation, and where the split
+// shape holds r (twice, neighbours) and C.
+struct DepthToSpaceForm {
+  const char *mode;
+  bool channel_first;
+  std::vector<int64_t> perm;
+  int r_dim;
+  int c_dim;
+};
 
-// Whether `move` is one of the four forms above.
+const DepthToSpaceForm kForms[] = {
+    {"CRD", true, {0, 1, 4, 2, 5, 3}, 2, 1},   // [N, C, r, r, H, W]
+    {"DCR", true, {0, 3, 4, 1, 5, 2}, 1, 3},   // [N, r, r, C, H, W]
+    {"DCR", false, {0, 1, 3, 2, 4, 5}, 3, 5},  // [N, H, W, r, r, C]
+    {"CRD", false, {0, 1, 4, 2, 5, 3}, 4, 3},  // [N, H, W, C, r, r]
+};
+
+// Whether `move` is one of the four forms, and then DepthToSpace.
 bool AsDepthToSpace(const DataMove &move, MoveAsOp *op) {
   const Shape &x = move.input;
   const Shape &s = move.split_shape;
-  const Shape &y = move.output;
-  if (x.size() != 4 || s.size() != 6 || y.size() != 4 || s[0] != x[0]) {
+  if (x.size() != 4 || s.size() != 6 || move.output.size() != 4 ||
+      s[0] != x[0]) {
     return false;
   }
-  const std::vector<int64_t> kFirstCrd = {0, 1, 4, 2, 5, 3};
-  const std::vector<int64_t> kFirstDcr = {0, 3, 4, 1, 5, 2};
-  const std::vector<int64_t> kLastDcr = {0, 1, 3, 2, 4, 5};
-  const std::vector<int64_t> kLastCrd = {0, 1, 4, 2, 5, 3};
-  // Channel first: [N, C, r, r, H, W] or [N, r, r, C, H, W].
-  if (s[4] == x[2] && s[5] == x[3]) {
-    const bool crd = move.perm == kFirstCrd && s[2] == s[3];
-    const bool dcr = move.perm == kFirstDcr && s[1] == s[2];
-    const int64_t r = crd ? s[2] : s[1];
-    const int64_t c = crd ? s[1] : s[3];
-    if ((crd || dcr) && c * r * r == x[1] &&
-        y == Shape{x[0], c, x[2] * r, x[3] * r}) {
-      SetDepthToSpace(r, crd ? "CRD" : "DCR", true, op);
-      return true;
-    }
-  }
-  // Channel last: [N, H, W, r, r, C] or [N, H, W, C, r, r].
-  if (s[1] == x[1] && s[2] == x[2]) {
-    const bool dcr = move.perm == kLastDcr && s[3] == s[4];
-    const bool crd = move.perm == kLastCrd && s[4] == s[5];
-    const int64_t r = dcr ? s[3] : s[4];
-    const int64_t c = dcr ? s[5] : s[3];
-    if ((crd || dcr) && c * r * r == x[3] &&
-        y == Shape{x[0], x[1] * r, x[2] * r, c}) {
-      SetDepthToSpace(r, dcr ? "DCR" : "CRD", false, op);
+  for (const DepthToSpaceForm &form : kForms) {
+    const int64_t r = s[form.r_dim];
+    const int64_t c = s[form.c_dim];
+    // H and W: dims 4, 5 of the split and 2, 3 of x channel first; 1, 2 of
+    // both channel last.
+    const int split_h = form.channel_first ? 4 : 1;
+    const int x_h = form.channel_first ? 2 : 1;
+    const int64_t x_c = form.channel_first ? x[1] : x[3];
+    const Shape y = form.channel_first ? Shape{x[0], c, x[2] * r, x[3] * r}
+                                       : Shape{x[0], x[1] * r, x[2] * r, c};
+    if (move.perm == form.perm && s[form.r_dim + 1] == r &&
+        s[split_h] == x[x_h] && s[split_h + 1] == x[x_h + 1] &&
+        c * r * r == x_c && move.output == y) {
+      op->type = "DepthToSpace";
+      op->args = {OpArg::Int("block_size", r),
+                  OpArg::String("mode", form.mode)};
+      op->channel_first = form.channel_first;
       return true;
     }
   }
