@@ -135,7 +135,7 @@ int CheapestWinogradTile(const ConvGeometry &g, SgemmIsa isa,
 }
 
 int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
-  return CheapestWinogradTile(g, isa, {2});
+  return CheapestWinogradTile(g, isa, {2, 4});
 }
 
 bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,

@@ -498,6 +498,36 @@ TEST(ConvKernelsTest, WinogradEveryTileAndIsaMatchesFloat64) {
   }
 }
 
+// Root-mean-square error of `got` over that of the float64 outputs.
+double RmsRelativeError(const Problem &p, const std::vector<float> &got) {
+  double error = 0.0, norm = 0.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    error += (got[i] - p.expected[i]) * (got[i] - p.expected[i]);
+    norm += p.expected[i] * p.expected[i];
+  }
+  return std::sqrt(error / norm);
+}
+
+// F(4,3) is chosen automatically, so its float32 error must stay near
+// F(2,3)'s on deep inputs: its points 0, +-3/2, +-2/3 give about 3x
+// F(2,3)'s error here, where the usual 0, +-1, +-2 give 6-7x.
+TEST(ConvKernelsTest, WinogradF43ErrorStaysNearF23s) {
+  std::mt19937 rng(5);
+  const Problem p = MakeProblem({1, 16, 16, 256, 32, 3, 3, 1, 1, 1, 1, 1, 1},
+                                &rng);
+  double error[5] = {};
+  for (int tile_m : {2, 4}) {
+    WinogradConv conv;
+    conv.Init(p.geo, tile_m, p.filter.data(), SelectedSgemmIsa(), 1);
+    std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
+    std::vector<float> output(p.expected.size(), NAN);
+    RunConv(conv, p, output.data(), scratch.data(), nullptr, nullptr);
+    error[tile_m] = RmsRelativeError(p, output);
+  }
+  EXPECT_GT(error[2], 0.0);
+  EXPECT_LT(error[4], 4.5 * error[2]) << "F(2,3) " << error[2];
+}
+
 // Init shares the filter packing (and Winograd's filter transform) among
 // a pool's threads by panels: several panels, an odd edge panel, groups.
 TEST(ConvKernelsTest, FilterPackedByAPoolMatchesFloat64) {
@@ -619,14 +649,16 @@ TEST(ConvKernelsTest, WinogradTileIsTheMeasuredFastestOnBenchmarkedShapes) {
   EXPECT_EQ(FastestWinogradTile(GeometryOf({1, 149, 149, 32, 32, 3, 3})), 6);
 }
 
-// Automatically only F(2,3): the larger tiles' error fails fp32 validation
-// of deep nets.
-TEST(ConvKernelsTest, AutomaticChoiceKeepsToTheAccurateTile) {
-  for (const ConvGeometry &g :
-       {GeometryOf({1, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1}),
-        GeometryOf({1, 149, 149, 32, 32, 3, 3})}) {
-    EXPECT_EQ(ChooseWinogradTile(g), 2);
-  }
+// Automatically F(2,3) or F(4,3), never F(6,3): its error fails fp32
+// validation of deep nets (Inception-v3 against ONNX Runtime).
+TEST(ConvKernelsTest, AutomaticChoiceKeepsToTheAccurateTiles) {
+  EXPECT_EQ(ChooseWinogradTile(
+                GeometryOf({1, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1})),
+            4);
+  EXPECT_EQ(ChooseWinogradTile(GeometryOf({1, 149, 149, 32, 32, 3, 3})), 4);
+  EXPECT_EQ(ChooseWinogradTile(
+                GeometryOf({1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, 1, 1})),
+            2);
 }
 
 TEST(ConvKernelsTest, WinogradIsChosenOnlyWhereItAppliesAndPays) {
