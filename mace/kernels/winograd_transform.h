@@ -3,11 +3,12 @@
 //
 // The matrices come from interpolation points: F(2,3) and F(6,3) from 0,
 // +-1, +-2, +-1/2 and infinity (wincnn's choice, which keeps F(6,3)'s error
-// smallest among small rational points); F(4,3) from its own set (below). The transforms are written once, over blocks of
-// kWinogradLanes contiguous channels (NHWC keeps a pixel's channels
-// together) held in one GCC vector, which each per-ISA file compiles with
-// its own vector flags (winograd_avx2.cc with -mavx2, ...); the matrix
-// coefficients are template constants, unrolled so that zero terms vanish.
+// smallest among small rational points), F(4,3) from its own set (below).
+// The transforms are written once, over blocks of kWinogradLanes
+// contiguous channels (NHWC keeps a pixel's channels together) held in one
+// GCC vector, which each per-ISA file compiles with its own vector flags
+// (winograd_avx2.cc with -mavx2, ...); the matrix coefficients are
+// template constants, unrolled so that zero terms vanish.
 
 #ifndef MACE_KERNELS_WINOGRAD_TRANSFORM_H_
 #define MACE_KERNELS_WINOGRAD_TRANSFORM_H_
@@ -47,13 +48,12 @@ struct WinogradMatrices<2> {
 template <>
 struct WinogradMatrices<4> {
   static constexpr int kT = 6;
-  static constexpr double kBt[6][6] = {
-      {1, 0, -97.0 / 36, 0, 1, 0},
-      {0, -2.0 / 3, -4.0 / 9, 3.0 / 2, 1, 0},
-      {0, 2.0 / 3, -4.0 / 9, -3.0 / 2, 1, 0},
-      {0, -3.0 / 2, -9.0 / 4, 2.0 / 3, 1, 0},
-      {0, 3.0 / 2, -9.0 / 4, -2.0 / 3, 1, 0},
-      {0, 1, 0, -97.0 / 36, 0, 1}};
+  static constexpr double kBt[6][6] = {{1, 0, -97.0 / 36, 0, 1, 0},
+                                       {0, -2.0 / 3, -4.0 / 9, 3.0 / 2, 1, 0},
+                                       {0, 2.0 / 3, -4.0 / 9, -3.0 / 2, 1, 0},
+                                       {0, -3.0 / 2, -9.0 / 4, 2.0 / 3, 1, 0},
+                                       {0, 3.0 / 2, -9.0 / 4, -2.0 / 3, 1, 0},
+                                       {0, 1, 0, -97.0 / 36, 0, 1}};
   static constexpr double kG[6][3] = {{1, 0, 0},
                                       {8.0 / 65, 12.0 / 65, 18.0 / 65},
                                       {8.0 / 65, -12.0 / 65, 18.0 / 65},

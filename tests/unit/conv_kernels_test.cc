@@ -513,8 +513,8 @@ double RmsRelativeError(const Problem &p, const std::vector<float> &got) {
 // F(2,3)'s error here, where the usual 0, +-1, +-2 give 6-7x.
 TEST(ConvKernelsTest, WinogradF43ErrorStaysNearF23s) {
   std::mt19937 rng(5);
-  const Problem p = MakeProblem({1, 16, 16, 256, 32, 3, 3, 1, 1, 1, 1, 1, 1},
-                                &rng);
+  const Problem p =
+      MakeProblem({1, 16, 16, 256, 32, 3, 3, 1, 1, 1, 1, 1, 1}, &rng);
   double error[5] = {};
   for (int tile_m : {2, 4}) {
     WinogradConv conv;
