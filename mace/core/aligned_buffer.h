@@ -6,6 +6,18 @@
 // often `madvise`): filling ResNet-50's ~100 MB of packed filters then
 // faults ~50 huge pages instead of ~25,000 small ones, which was a fifth of
 // the model's load time. Smaller allocations come from aligned operator new.
+//
+// Fresh huge pages are not cheap everywhere. In a VM whose host takes back
+// the guest's free memory (virtio-balloon free page reporting), a huge
+// page often comes from a block the host has reclaimed and must back again:
+// on one such AMD host a fresh huge page took 2.5-3 ms against 0.2 ms on
+// an Intel host of the same kind, and against about 0.9 ms for 2 MiB of
+// small pages on either (measured 2026-11-26; a ResNet-50 load 270-490 ms
+// against 107-128 ms without huge pages). So huge pages are mapped one at
+// a time and timed (Prefault, and the packed weight arena probes the first
+// page of each array it hands out): the first that takes longer than small
+// pages would (kSlowHugePage) switches the process to small pages, for
+// what is not yet mapped and for every later allocation.
 
 #ifndef MACE_CORE_ALIGNED_BUFFER_H_
 #define MACE_CORE_ALIGNED_BUFFER_H_
@@ -32,11 +44,27 @@ class AlignedBuffer {
   // is not available.
   bool Allocate(size_t bytes);
   void Release();
-  // Maps every page of the buffer now, in one system call, instead of on
+  // Maps the pages of bytes [offset, offset + bytes) now rather than on
   // each page's first write (Linux 5.14+ MADV_POPULATE_WRITE; elsewhere
-  // nothing). For memory that will be written whole soon.
-  void Prefault();
+  // nothing), for memory that will be written soon, huge pages one at a
+  // time through ProbeHugePage. Advice only: the contents stay unspecified
+  // and failures are ignored.
+  void Prefault(size_t offset, size_t bytes);
+  void Prefault() { Prefault(0, size_); }
 
+  // Maps the huge page holding byte `offset`, if the buffer has one there
+  // and huge pages are not yet found slow, and times it: longer than
+  // kSlowHugePage marks them slow for the whole process.
+  void ProbeHugePage(size_t offset);
+
+  // Advises small pages for what is not yet mapped (a buffer allocated
+  // before huge pages were found slow).
+  void AdviseSmallPages();
+
+  // Whether this process has found fresh huge pages slow and allocates
+  // small pages only; the setter is for tests.
+  static bool HugePagesFoundSlow();
+  static void SetHugePagesFoundSlowForTesting(bool slow);
   void *data() const { return data_; }
   size_t size() const { return size_; }
 
@@ -45,6 +73,7 @@ class AlignedBuffer {
   size_t size_ = 0;
   bool mapped_ = false;  // from mmap (munmap it) rather than operator new
   size_t mapped_bytes_ = 0;
+  size_t huge_bytes_ = 0;  // from data_, advised for huge pages
 };
 
 // An AlignedBuffer seen as `count` elements of a trivially copyable T.

@@ -62,14 +62,25 @@ void *PackedWeightArena::Allocate(int64_t bytes) {
       // the chunk being cut so that the latter's free tail stays in use.
       chunks_.insert(chunks_.end() - 1, std::move(chunk));
       allocated_bytes_ += bytes;
+      ProbeHugePage(&chunks_[chunks_.size() - 2], 0);
       return chunks_[chunks_.size() - 2].data();
     }
   }
+  ProbeHugePage(&chunks_.back(), used_in_last_);
   void *data =
       static_cast<unsigned char *>(chunks_.back().data()) + used_in_last_;
   used_in_last_ += rounded;
   allocated_bytes_ += bytes;
   return data;
+}
+
+void PackedWeightArena::ProbeHugePage(AlignedBuffer *chunk, int64_t offset) {
+  chunk->ProbeHugePage(static_cast<size_t>(offset));
+  // Found slow here or anywhere else in the process since the last cut.
+  if (!small_pages_ && AlignedBuffer::HugePagesFoundSlow()) {
+    for (AlignedBuffer &each : chunks_) each.AdviseSmallPages();
+    small_pages_ = true;
+  }
 }
 
 std::unique_ptr<PackedWeightSource> PackedWeightArena::SourceFor(

@@ -2,10 +2,13 @@
 //
 // Arrays are cut one after the other from chunks of at least the model's
 // weight size (capped), so that a model's many packed matrices share a few
-// large mappings, which get transparent huge pages from 2 MiB
-// (aligned_buffer.h), instead of each array faulting in its own 4 KiB
-// pages (perf of MobileNet-v2's load: the packing was over half of it,
-// and half of the packing was the kernel faulting pages in).
+// large mappings, which get transparent huge pages from 2 MiB where they
+// are cheap (aligned_buffer.h), instead of each array faulting in its own
+// 4 KiB pages (perf of MobileNet-v2's load: the packing was over half of
+// it, and half of the packing was the kernel faulting pages in). The huge
+// page where each array starts is mapped and timed as the array is cut;
+// once one is slow, the chunks' unmapped pages become small ones
+// (aligned_buffer.h says why).
 
 #ifndef MACE_CORE_PACKED_WEIGHT_ARENA_H_
 #define MACE_CORE_PACKED_WEIGHT_ARENA_H_
@@ -40,11 +43,16 @@ class PackedWeightArena : public PackedWeightStore {
  private:
   class OpSource;
 
+  // Probes the huge page of `chunk` at `offset`; advises small pages for
+  // every chunk once huge ones are found slow.
+  void ProbeHugePage(AlignedBuffer *chunk, int64_t offset);
+
   int64_t chunk_bytes_;
   std::vector<AlignedBuffer> chunks_;
   int64_t used_in_last_ = 0;  // bytes of chunks_.back() handed out
   int64_t allocated_bytes_ = 0;
   int64_t reserved_bytes_ = 0;
+  bool small_pages_ = false;  // every chunk advised small pages
 };
 
 }  // namespace mace

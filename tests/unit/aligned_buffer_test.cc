@@ -1,5 +1,6 @@
-// AlignedBuffer / AlignedArray: alignment, usable size, moves, and a clean
-// failure when the memory cannot be had.
+// AlignedBuffer / AlignedArray: alignment, usable size, moves, a clean
+// failure when the memory cannot be had, and prefaulting (by range, and
+// with small pages once huge ones were found slow).
 
 #include "mace/core/aligned_buffer.h"
 
@@ -8,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <utility>
+
+#include "tests/common/memory_maps.h"
 
 namespace mace {
 namespace {
@@ -73,6 +76,46 @@ TEST(AlignedBufferTest, MovesTransferOwnership) {
   EXPECT_TRUE(c.empty());
   EXPECT_EQ(c.data(), nullptr);
 }
+
+// Prefault of any range, whole, partial, past the end or empty, maps
+// without touching contents: what was written stays, and the rest is
+// writable.
+TEST(AlignedBufferTest, PrefaultOfAnyRangeKeepsContents) {
+  for (size_t bytes : {size_t{100}, size_t{5} << 20}) {
+    AlignedBuffer buffer;
+    ASSERT_TRUE(buffer.Allocate(bytes));
+    auto *data = static_cast<unsigned char *>(buffer.data());
+    std::memset(data, 0x5a, bytes / 3);
+    buffer.Prefault(bytes / 3 - 1, bytes / 3);
+    buffer.Prefault(bytes - 1, bytes);  // clipped at the end
+    buffer.Prefault(bytes, 10);         // past the end: nothing
+    buffer.Prefault(0, 0);
+    buffer.ProbeHugePage(bytes / 2);
+    buffer.ProbeHugePage(bytes);  // past the end: nothing
+    buffer.Prefault();
+    for (size_t i = 0; i < bytes / 3; ++i) {
+      ASSERT_EQ(data[i], 0x5a) << bytes << " byte " << i;
+    }
+    std::memset(data + bytes / 3, 0xa5, bytes - bytes / 3);
+    EXPECT_EQ(data[bytes - 1], 0xa5);
+  }
+}
+
+#if defined(__linux__)
+// Once this process has found fresh huge pages slow, later buffers are
+// mapped in small pages only, even where the system gives huge ones to
+// every mapping.
+TEST(AlignedBufferTest, HugePagesFoundSlowGiveSmallPages) {
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(true);
+  AlignedBuffer buffer;
+  ASSERT_TRUE(buffer.Allocate(size_t{8} << 20));
+  buffer.Prefault();
+  std::memset(buffer.data(), 1, buffer.size());
+  EXPECT_EQ(test::AnonHugePagesKb(buffer.data()), 0);
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
+}
+#endif
 
 }  // namespace
 }  // namespace mace

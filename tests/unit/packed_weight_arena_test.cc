@@ -1,5 +1,6 @@
 // PackedWeightArena: aligned, disjoint arrays that stay valid, chunks
-// shared by small arrays, large ones on their own, bad sizes refused.
+// shared by small arrays, large ones on their own, bad sizes refused, and
+// small pages for what is left once huge ones are found slow.
 
 #include "mace/core/packed_weight_arena.h"
 
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <utility>
 #include <vector>
+
+#include "tests/common/memory_maps.h"
 
 namespace mace {
 namespace {
@@ -103,6 +106,32 @@ TEST(PackedWeightArenaTest, SourcesHandOutFreshArraysNeverReady) {
                             {static_cast<unsigned char *>(y), 256},
                             {static_cast<unsigned char *>(z), 256}});
 }
+
+#if defined(__linux__)
+// Once huge pages are found slow, every chunk's pages not yet mapped come
+// as small ones: at most the huge page probed where each array starts
+// stays huge, in the chunks cut before as in the new one.
+TEST(PackedWeightArenaTest, HugePagesFoundSlowLeaveOnlyProbedOnes) {
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(false);
+  PackedWeightArena arena(int64_t{8} << 20);
+  std::vector<Span> spans;
+  for (int64_t bytes : {int64_t{1} << 20, int64_t{12} << 20}) {
+    spans.push_back(
+        Span{static_cast<unsigned char *>(arena.Allocate(bytes)), bytes});
+  }
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(true);
+  spans.push_back(
+      Span{static_cast<unsigned char *>(arena.Allocate(int64_t{1} << 20)),
+           int64_t{1} << 20});
+  ExpectAlignedAndDisjoint(spans);
+  for (const Span &span : spans) std::memset(span.data, 7, span.bytes);
+  // The shared chunk (two arrays, one probed page) and the large array's.
+  EXPECT_LE(test::AnonHugePagesKb(spans[0].data), 2048);
+  EXPECT_LE(test::AnonHugePagesKb(spans[1].data), 2048);
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
+}
+#endif
 
 }  // namespace
 }  // namespace mace
