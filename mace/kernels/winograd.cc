@@ -16,17 +16,23 @@ namespace {
 constexpr int64_t kBlockBytes = 1024 * 1024;
 constexpr int64_t kMaxBlockTiles = 128;
 
-// Cost model, in multiply-adds of the packed SGEMM, fitted to the 3x3
-// shapes of benchmarks/ops/conv_benchmark.cc (ResNet-50 stages 64-512
-// channels, Inception v3's 32 and 80->192 channel layers; AVX-512, one
-// thread), where it picks the fastest of im2col, F(2,3), F(4,3), F(6,3)
-// on all six:
+// Cost model, in multiply-adds of the packed SGEMM, fitted to the ten 3x3
+// stride-1 shapes of benchmarks/ops/conv_benchmark.cc (ResNet-50 stages
+// 64-512 channels, SqueezeNet's expand layers, Inception v3's 32 and
+// 80->192 channel layers; AVX-512, one thread), measured on an Intel Xeon
+// and an AMD EPYC (Zen 4) host (2026-11-26): it picks the fastest of
+// im2col, F(2,3), F(4,3), F(6,3) on all ten on the Intel host, and of
+// im2col, F(2,3), F(4,3) on nine on the AMD one (on 256@14x14 F(4,3) is 7%
+// faster there, F(2,3) 9% faster on the Intel host);
 //  - a GEMM costs its multiply-adds times (1 + kStreamCost / reuse), reuse
 //    being the rows that share one pass over the packed filter (tiles per
 //    block for Winograd, pixels per tile for im2col): large filters (F(6,3)
 //    on 512 channels is 64 MiB) are streamed from L3 once per block;
 //  - a transform costs kTransformCost per value per tile side.
-constexpr double kStreamCost = 24.0;
+// kStreamCost was 24, fitted on the Intel host before F(4,3) had its
+// present points; that picked F(2,3) on SqueezeNet's 13x13 layers, where
+// F(4,3) is 7-20% faster on both hosts.
+constexpr double kStreamCost = 8.0;
 constexpr double kTransformCost = 3.0;
 
 const WinogradTransforms &TransformsFor(SgemmIsa isa, int tile_m) {
