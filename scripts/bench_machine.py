@@ -141,7 +141,14 @@ def machine():
     info = lscpu()
     flags = set(info.get("Flags", "").split())
     ghz, clock_source = _clock_ghz(info)
-    if "avx512f" in flags:
+    amd_zen4 = (info.get("Vendor ID") == "AuthenticAMD" and
+                info.get("CPU family") == "25")
+    if "avx512f" in flags and amd_zen4:
+        per_cycle = 32
+        assumption = ("AVX-512 on AMD Zen 4 (family 25): a 512-bit FMA "
+                      "takes both 256-bit FMA units, 2 x 8 fp32 lanes x 2 "
+                      "FLOPs = 32 FLOP/cycle/core")
+    elif "avx512f" in flags:
         per_cycle = 64
         assumption = ("AVX-512: 2 FMA units x 16 fp32 lanes x 2 FLOPs = 64 "
                       "FLOP/cycle/core (assumes two 512-bit FMA ports; "
@@ -175,8 +182,8 @@ def measure_peak(mach, work_dir):
     `cc -O2 -march=native` into work_dir, rebuilt when the source changes)
     and records it in mach: peak_gflops then uses it instead of the
     clock x FLOP/cycle estimate, which a VM hiding its maximum clock
-    understates (this machine's cores ran 3.1-3.5 GHz x 64 FLOP/cycle
-    against a nominal 2.7). Returns an error string, or None."""
+    understates (the Intel dev machine's cores ran 3.1-3.5 GHz x 64
+    FLOP/cycle against a nominal 2.7). Returns an error string, or None."""
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           "fma_peak.c")
     binary = os.path.join(work_dir, "fma_peak")
