@@ -24,10 +24,17 @@ namespace {
 constexpr int64_t kRowTiles = 8;
 constexpr int64_t kColPanels = 4;
 
-const SgemmUkernels &UkernelsOrGeneric(SgemmIsa isa) {
-  const SgemmUkernels *ukernels =
-      SgemmIsaAvailable(isa) ? SgemmUkernelsFor(isa) : nullptr;
+// The kernels of `isa` where this binary has them, whether or not this CPU
+// runs them (their shape is all the Winograd cost model's tests ask of an
+// ISA the host lacks); else the generic ones.
+const SgemmUkernels &BuiltUkernelsOrGeneric(SgemmIsa isa) {
+  const SgemmUkernels *ukernels = SgemmUkernelsFor(isa);
   return ukernels != nullptr ? *ukernels : SgemmUkernels4x8Generic();
+}
+
+const SgemmUkernels &UkernelsOrGeneric(SgemmIsa isa) {
+  return BuiltUkernelsOrGeneric(SgemmIsaAvailable(isa) ? isa
+                                                       : SgemmIsa::kGeneric);
 }
 
 // Rows of the next micro-kernel call when `left` rows remain: mr, except
@@ -188,9 +195,9 @@ void SgemmClamped(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   SgemmImpl(m, n, k, a, lda, b, bias, clamp, nullptr, c, ldc, pool, nullptr);
 }
 
-int SgemmPanelWidth(SgemmIsa isa) { return UkernelsOrGeneric(isa).nr; }
+int SgemmPanelWidth(SgemmIsa isa) { return BuiltUkernelsOrGeneric(isa).nr; }
 
-int SgemmTileRows(SgemmIsa isa) { return UkernelsOrGeneric(isa).mr; }
+int SgemmTileRows(SgemmIsa isa) { return BuiltUkernelsOrGeneric(isa).mr; }
 
 void SgemmColumns(int64_t m, int64_t col_begin, int64_t col_end, int64_t k,
                   const float *a, int64_t lda, const PackedMatrixB &b,

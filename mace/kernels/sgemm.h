@@ -172,8 +172,9 @@ void SgemmClamped(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                   float *c, int64_t ldc, ThreadPool *pool);
 
 // Columns per packed panel (nr) and rows per micro-kernel call (mr) of the
-// kernel family of `isa` (generic's when `isa` is not available): callers
-// that split C themselves cut it at multiples of these.
+// kernel family of `isa` (generic's when this binary lacks it; given even
+// where this CPU cannot run it): callers that split C themselves cut it at
+// multiples of these.
 int SgemmPanelWidth(SgemmIsa isa);
 int SgemmTileRows(SgemmIsa isa);
 

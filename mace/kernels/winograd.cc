@@ -19,21 +19,28 @@ constexpr int64_t kMaxBlockTiles = 128;
 // Cost model, in multiply-adds of the packed SGEMM, fitted to the ten 3x3
 // stride-1 shapes of benchmarks/ops/conv_benchmark.cc (ResNet-50 stages
 // 64-512 channels, SqueezeNet's expand layers, Inception v3's 32 and
-// 80->192 channel layers; AVX-512, one thread), measured on an Intel Xeon
-// and an AMD EPYC (Zen 4) host (2026-11-26): it picks the fastest of
-// im2col, F(2,3), F(4,3), F(6,3) on all ten on the Intel host, and of
-// im2col, F(2,3), F(4,3) on nine on the AMD one (on 256@14x14 F(4,3) is 7%
-// faster there, F(2,3) 9% faster on the Intel host);
-//  - a GEMM costs its multiply-adds times (1 + kStreamCost / reuse), reuse
+// 80->192 channel layers; one thread):
+//  - a GEMM costs its multiply-adds times (1 + StreamCost / reuse), reuse
 //    being the rows that share one pass over the packed filter (tiles per
 //    block for Winograd, pixels per tile for im2col): large filters (F(6,3)
 //    on 512 channels is 64 MiB) are streamed from L3 once per block;
 //  - a transform costs kTransformCost per value per tile side.
-// kStreamCost was 24, fitted on the Intel host before F(4,3) had its
-// present points; that picked F(2,3) on SqueezeNet's 13x13 layers, where
-// F(4,3) is 7-20% faster on both hosts.
-constexpr double kStreamCost = 8.0;
+// On AVX-512 (an Intel Xeon and an AMD EPYC Zen 4 host, 2026-11-26) it
+// picks the fastest of im2col, F(2,3), F(4,3), F(6,3) on all ten shapes
+// on the Intel host, and of im2col, F(2,3), F(4,3) on nine on the AMD one
+// (on 256@14x14 F(4,3) is 7% faster there, F(2,3) 9% faster on the Intel
+// host). On AVX2 (an AMD EPYC Zen 3 host, 2026-11-27) it picks the fastest
+// of im2col, F(2,3), F(4,3) on all ten, and of the four on eight (F(6,3)
+// 1.5% and 14% faster on 128@28x28 and 80->192@73x73; on 32@149x149 it
+// takes F(6,3), 3% slower than F(4,3)).
 constexpr double kTransformCost = 3.0;
+
+// The filter stream's cost in multiply-adds grows with the multiply-adds
+// a cycle: AVX-512 does twice AVX2's, and AVX-512's 8 on AVX2 picked
+// F(2,3) on 512@7x7 where F(4,3) is 18% faster. Stream costs 1 to 6 pick
+// the same on AVX2. Until measured, NEON and the generic kernels (fewer
+// multiply-adds a cycle still) take AVX2's.
+double StreamCost(SgemmIsa isa) { return isa == SgemmIsa::kAvx512 ? 8.0 : 4.0; }
 
 const WinogradTransforms &TransformsFor(SgemmIsa isa, int tile_m) {
   switch (isa) {
@@ -97,23 +104,29 @@ int64_t TileCount(const ConvGeometry &g, int tile_m) {
          ((g.out_w + tile_m - 1) / tile_m);
 }
 
-double GemmCost(double macs, int64_t reuse) {
-  return macs * (1.0 + kStreamCost / static_cast<double>(reuse));
+// What the cost model knows of the SGEMM it runs on.
+struct GemmShape {
+  int64_t mr;     // micro-kernel rows
+  double stream;  // StreamCost
+};
+
+double GemmCost(const GemmShape &gemm, double macs, int64_t reuse) {
+  return macs * (1.0 + gemm.stream / static_cast<double>(reuse));
 }
 
-double WinogradCost(const ConvGeometry &g, int tile_m, int64_t mr) {
+double WinogradCost(const ConvGeometry &g, int tile_m, const GemmShape &gemm) {
   const double t = tile_m + 2;
   const int64_t tiles = TileCount(g, tile_m);
-  const double gemm = GemmCost(tiles * t * t * g.in_c * g.out_c,
-                               BlockTiles(g, tile_m, mr, tiles));
-  return gemm + tiles * t * t * (g.in_c + g.out_c) * t * kTransformCost;
+  const double products = GemmCost(gemm, tiles * t * t * g.in_c * g.out_c,
+                                   BlockTiles(g, tile_m, gemm.mr, tiles));
+  return products + tiles * t * t * (g.in_c + g.out_c) * t * kTransformCost;
 }
 
-double Im2colCost(const ConvGeometry &g, int64_t mr) {
+double Im2colCost(const ConvGeometry &g, const GemmShape &gemm) {
   const int64_t pixels = g.batch * g.out_h * g.out_w;
   const int64_t k = g.kernel_h * g.kernel_w * g.in_c / g.groups;
-  const int64_t reuse = std::min(Im2colTileRows(k, mr), pixels);
-  return GemmCost(static_cast<double>(pixels) * k * g.out_c, reuse);
+  const int64_t reuse = std::min(Im2colTileRows(k, gemm.mr), pixels);
+  return GemmCost(gemm, static_cast<double>(pixels) * k * g.out_c, reuse);
 }
 
 }  // namespace
@@ -127,11 +140,11 @@ bool WinogradApplies(const ConvGeometry &g) {
 int CheapestWinogradTile(const ConvGeometry &g, SgemmIsa isa,
                          std::initializer_list<int> tiles) {
   if (!WinogradApplies(g)) return 0;
-  const int64_t mr = SgemmTileRows(isa);
+  const GemmShape gemm{SgemmTileRows(isa), StreamCost(isa)};
   int best = 0;
-  double best_cost = Im2colCost(g, mr);
+  double best_cost = Im2colCost(g, gemm);
   for (int tile_m : tiles) {
-    const double cost = WinogradCost(g, tile_m, mr);
+    const double cost = WinogradCost(g, tile_m, gemm);
     if (cost < best_cost) {
       best = tile_m;
       best_cost = cost;
