@@ -45,7 +45,8 @@ bool WinogradApplies(const ConvGeometry &geometry);
 // faster (few channels) or Winograd does not apply. The estimate
 // (winograd.cc) counts the GEMMs' multiply-adds, partial edge tiles
 // included, how often each streams its packed filter, and the transforms;
-// `isa` gives the micro-kernel's rows.
+// `isa` gives the micro-kernel's rows and what streaming the filter costs
+// against a multiply-add.
 int CheapestWinogradTile(const ConvGeometry &geometry, SgemmIsa isa,
                          std::initializer_list<int> tiles);
 

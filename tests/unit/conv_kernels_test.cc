@@ -635,6 +635,9 @@ Case Same3x3(int64_t size, int64_t in_c, int64_t out_c) {
 // Inception v3's first 3x3 stride-1 layer: 149x149, 32 channels, VALID.
 Case InceptionStem3x3() { return {1, 149, 149, 32, 32, 3, 3}; }
 
+// Inception v3's 73x73 80->192 layer, VALID.
+Case Inception80To192() { return {1, 73, 73, 80, 192, 3, 3}; }
+
 struct TileChoice {
   Case shape;
   int tile;
@@ -655,7 +658,7 @@ std::vector<TileChoice> MeasuredFastestTiles(SgemmIsa isa) {
               {Same3x3(14, 256, 256), 4},
               {Same3x3(7, 512, 512), 4},
               {Same3x3(55, 16, 64), 4},
-              {{1, 73, 73, 80, 192, 3, 3}, 6}};
+              {Inception80To192(), 6}};
     default:
       return {};
   }
@@ -678,7 +681,7 @@ std::vector<TileChoice> MeasuredFastestAutomaticTiles(SgemmIsa isa) {
               {InceptionStem3x3(), 4},
               {Same3x3(7, 512, 512), 4},
               {Same3x3(13, 48, 192), 4},
-              {{1, 73, 73, 80, 192, 3, 3}, 4}};
+              {Inception80To192(), 4}};
     default:
       return {};
   }
