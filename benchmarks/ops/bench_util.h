@@ -140,6 +140,23 @@ inline void RunModel(benchmark::State &state, ModelBuilder builder,
                          benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Registers benchmark `name`: one op of `type` from input "x" (NHWC
+// `in_shape`, random) to output "y" (`out_shape`), its arguments set by
+// `set_args`, `macs` per run.
+inline void RegisterOneOp(const std::string &name, const std::string &type,
+                          const std::vector<int64_t> &in_shape,
+                          const std::vector<int64_t> &out_shape,
+                          std::function<void(OperatorDef *)> set_args,
+                          int64_t macs) {
+  RegisterMicros(name, [=](benchmark::State &state) {
+    ModelBuilder builder("bm");
+    builder.AddInput("x", in_shape);
+    set_args(builder.AddOp(type, "op", {"x"}, {"y"}));
+    builder.AddOutput("y", out_shape);
+    RunModel(state, builder, {{"x", in_shape}}, macs);
+  });
+}
+
 // Output size of one axis under MACE's VALID (0) or SAME (1) padding.
 inline int64_t WindowOutput(int64_t in, int64_t kernel, int64_t stride,
                             int padding) {

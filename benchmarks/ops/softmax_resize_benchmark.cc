@@ -26,14 +26,10 @@ void RegisterSoftmaxAlong(const std::vector<int64_t> &shape, int axis) {
       "MACE_BM_SOFTMAX_" + JoinDims(shape) +
       (axis < 0 ? std::string() : "_AXIS" + std::to_string(axis)) +
       "_float_CPU";
-  RegisterMicros(name, [=](benchmark::State &state) {
-    ModelBuilder builder("bm");
-    builder.AddInput("x", shape);
-    OperatorDef *op = builder.AddOp("Softmax", "softmax", {"x"}, {"y"});
-    ModelBuilder::AddIntArg(op, "axis", axis);
-    builder.AddOutput("y", shape);
-    RunModel(state, builder, {{"x", shape}}, Count(shape));
-  });
+  RegisterOneOp(
+      name, "Softmax", shape, shape,
+      [axis](OperatorDef *op) { ModelBuilder::AddIntArg(op, "axis", axis); },
+      Count(shape));
 }
 
 // Resize of NHWC [1, h, w, c] to [1, out_h, out_w, c] (TensorFlow's
@@ -43,17 +39,14 @@ void RegisterResize(bool nearest, int64_t c, int64_t h, int64_t w,
   const std::string name = std::string("MACE_BM_RESIZE_") +
                            (nearest ? "NEAREST_" : "BILINEAR_") +
                            JoinDims({1, c, h, w, out_h, out_w}) + "_float_CPU";
-  RegisterMicros(name, [=](benchmark::State &state) {
-    ModelBuilder builder("bm");
-    builder.AddInput("x", {1, h, w, c});
-    OperatorDef *op =
-        builder.AddOp(nearest ? "ResizeNearestNeighbor" : "ResizeBilinear",
-                      "resize", {"x"}, {"y"});
-    ModelBuilder::AddIntsArg(op, "size", {out_h, out_w});
-    ModelBuilder::AddIntArg(op, "half_pixel_centers", 1);
-    builder.AddOutput("y", {1, out_h, out_w, c});
-    RunModel(state, builder, {{"x", {1, h, w, c}}}, out_h * out_w * c);
-  });
+  RegisterOneOp(
+      name, nearest ? "ResizeNearestNeighbor" : "ResizeBilinear", {1, h, w, c},
+      {1, out_h, out_w, c},
+      [out_h, out_w](OperatorDef *op) {
+        ModelBuilder::AddIntsArg(op, "size", {out_h, out_w});
+        ModelBuilder::AddIntArg(op, "half_pixel_centers", 1);
+      },
+      out_h * out_w * c);
 }
 
 const bool kRegistered = [] {

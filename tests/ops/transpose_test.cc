@@ -84,6 +84,26 @@ TEST_P(TransposeTest, ShapesSpanningSeveralCopyBlocksMatchReference) {
   }
 }
 
+// Feature maps through the 4 x 4 register tiles of the float transpose:
+// channel counts and planes that are not multiples of 4 or of a copy block
+// (edges of both), dims of one between and after the others (dropped
+// before the neighbours are joined), and a reversal folded into a
+// transpose (negative steps).
+TEST_P(TransposeTest, FeatureMapLayoutChangesMatchReference) {
+  const std::vector<std::pair<Dims, Dims>> cases = {
+      {{1, 32, 23, 29}, {0, 2, 3, 1}},  // NCHW -> NHWC
+      {{2, 13, 9, 37}, {0, 2, 3, 1}},
+      {{1, 23, 29, 32}, {0, 3, 1, 2}},  // NHWC -> NCHW
+      {{2, 9, 37, 13}, {0, 3, 1, 2}},
+      {{1, 7, 1, 45, 6}, {0, 3, 2, 4, 1}},
+      {{5, 1, 66, 1}, {3, 2, 0, 1}},
+      {{3, 4, 70}, {0, 2, 1}}};
+  for (const auto &[shape, perm] : cases) {
+    const std::vector<float> x = RandomFloats(Product(shape), -1, 1, 44);
+    ExpectTransposeMatches(x, shape, perm, GetParam());
+  }
+}
+
 TEST_P(TransposeTest, NhwcToNchwMatchesExplicitIndices) {
   const int64_t n = 2, h = 5, w = 7, c = 17;
   const std::vector<float> x = RandomFloats(n * h * w * c, -1, 1, 42);
