@@ -86,9 +86,8 @@ TEST_P(TransposeTest, ShapesSpanningSeveralCopyBlocksMatchReference) {
 
 // Feature maps through the 4 x 4 register tiles of the float transpose:
 // channel counts and planes that are not multiples of 4 or of a copy block
-// (edges of both), dims of one between and after the others (dropped
-// before the neighbours are joined), and a reversal folded into a
-// transpose (negative steps).
+// (edges of both), and dims of one before, between and after the others
+// (dropped before the neighbours are joined).
 TEST_P(TransposeTest, FeatureMapLayoutChangesMatchReference) {
   const std::vector<std::pair<Dims, Dims>> cases = {
       {{1, 32, 23, 29}, {0, 2, 3, 1}},  // NCHW -> NHWC

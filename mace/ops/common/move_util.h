@@ -121,20 +121,22 @@ constexpr int64_t kStridedBlock = 16;
 // nothing); a view of higher rank is copied as it is.
 constexpr int kMaxJoinedRank = 8;
 
-// A StridedView's dims and steps with the dims of one dropped and each
-// pair of neighbours joined where the outer one's step spans the inner one
-// (steps[a] == dims[a + 1] * steps[a + 1]): an NHWC -> NCHW transpose is
-// then [C, HW] from [HW, C], one 2-D transpose instead of a gather per
-// row. A contiguous last dim is not joined with the one before it, so that
-// a plain copy stays cut in rows for the threads; with `keep_last` the
-// last dim is left as it is (output rows written apart from each other).
+// The dims and steps of a StridedView after JoinContiguousDims.
 struct JoinedDims {
   int rank = 0;
   int64_t dims[kMaxJoinedRank];
   int64_t steps[kMaxJoinedRank];
 };
 
-// False (and `joined` unset) when the view's rank is above kMaxJoinedRank.
+// Sets `joined` to the view's dims and steps with the dims of one dropped
+// and each pair of neighbours joined where the outer one's step spans the
+// inner one (steps[a] == dims[a + 1] * steps[a + 1]): an NHWC -> NCHW
+// transpose is then [C, HW] from [HW, C], one 2-D transpose instead of a
+// gather per row. A contiguous last dim is not joined with the one before
+// it, so that a plain copy stays cut in rows for the threads; with
+// `keep_last` the last dim is left as it is (output rows written apart
+// from each other). False, `joined` unset, when the view's rank is above
+// kMaxJoinedRank.
 inline bool JoinContiguousDims(const StridedView &view, bool keep_last,
                                JoinedDims *joined) {
   const int rank = static_cast<int>(view.dims.size());
@@ -167,8 +169,8 @@ inline bool JoinContiguousDims(const StridedView &view, bool keep_last,
 }
 
 // Copies the view into the row-major output, in blocks of rows of the last
-// two dims (after JoinDims) shared among the pool's threads. Output rows
-// along the last dim lie out_row_stride elements apart (0: packed, the dim
+// two dims (after JoinContiguousDims) shared among the pool's threads. Output
+// rows along the last dim lie out_row_stride elements apart (0: packed, the dim
 // itself), as inside a tensor joined in place
 // (OpContext::output_row_stride). Each block finds its input offset once,
 // so the inner loops are plain strided copies. Float blocks whose rows are
@@ -189,8 +191,7 @@ void StridedCopy(const StridedView &view, const T *in, T *out, ThreadPool *pool,
                          out_row_stride != view.dims.back();
   JoinedDims joined;
   const bool is_joined = JoinContiguousDims(view, keep_last, &joined);
-  const int rank =
-      is_joined ? joined.rank : static_cast<int>(view.dims.size());
+  const int rank = is_joined ? joined.rank : static_cast<int>(view.dims.size());
   const int64_t *dims = is_joined ? joined.dims : view.dims.data();
   const int64_t *steps = is_joined ? joined.steps : view.steps.data();
   if (rank == 0) {
