@@ -4,11 +4,13 @@
 // One call computes one output row. Columns whose window lies inside the
 // input (the interior) go in tiles of pixels x channel vectors, several
 // independent accumulators covering the FMA latency; each weight vector is
-// loaded once per tile and, in 4-pixel tiles, each input vector the
+// loaded once per tile and, in 4-pixel 3x3 tiles, each input vector the
 // windows share once. Border columns (windows reaching into the padding)
 // and rows whose window is clipped at the top or bottom only skip the taps
 // that fall outside. Channels go in vectors of the ISA's width; the last,
-// partial one uses lane masks.
+// partial one uses lane masks. 3x3 rows apply ReLU / ReLUX in registers
+// through a compile-time activation and any other one over the finished
+// row.
 
 #ifndef MACE_KERNELS_DEPTHWISE_IMPL_H_
 #define MACE_KERNELS_DEPTHWISE_IMPL_H_
@@ -63,12 +65,14 @@ struct DepthwiseRowWindow {
 
 // kTile interior pixels from column ow, times kBlocks vectors of channels
 // from c (kFull false: one vector of `lanes` < kWidth channels). kTile *
-// kBlocks independent accumulators hide the FMA latency.
-template <class V, int K, int S, int kTile, int kBlocks, bool kFull>
+// kBlocks independent accumulators hide the FMA latency. kFullWindow: the
+// window covers all K rows, unrolled, so the tile is one straight block.
+template <class V, int K, int S, int kTile, int kBlocks, bool kFullWindow,
+          bool kFull, class Act>
 inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
     const DepthwiseShape &s, const float *x, const DepthwiseRowWindow &win,
-    int64_t ow, const float *w, const float *bias,
-    const VecActivation<V> &activation, float *y_row, int64_t c, int lanes) {
+    int64_t ow, const float *w, const float *bias, const Act &activation,
+    float *y_row, int64_t c, int lanes) {
   using T = typename V::T;
   constexpr int kW = V::kWidth;
   const int64_t channels = s.channels;
@@ -80,7 +84,7 @@ inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
                        : V::Zero();
     Unroll<kTile>([&](auto p) { acc[p][b] = init; });
   });
-  for (int64_t r = win.r0; r < win.r1; ++r) {
+  auto window_row = [&](auto r) {
     const float *xr = x + ((win.ih0 + r) * s.in_w + iw0) * channels + c;
     const float *wr = w + r * K * channels + c;
     if constexpr (kBlocks == 1 && kTile <= 4) {
@@ -108,6 +112,11 @@ inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
         });
       });
     }
+  };
+  if constexpr (kFullWindow) {
+    Unroll<K>(window_row);
+  } else {
+    for (int64_t r = win.r0; r < win.r1; ++r) window_row(r);
   }
   float *y = y_row + ow * channels + c;
   Unroll<kTile>([&](auto p) {
@@ -118,23 +127,24 @@ inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
   });
 }
 
-template <class V, int K, int S, int kTile, int kBlocks>
+template <class V, int K, int S, int kTile, int kBlocks, bool kFullWindow,
+          class Act>
 void DepthwiseInteriorPixels(const DepthwiseShape &s, const float *x,
                              const DepthwiseRowWindow &win, int64_t ow,
                              const float *w, const float *bias,
-                             const VecActivation<V> &activation, float *y_row) {
+                             const Act &activation, float *y_row) {
   constexpr int kW = V::kWidth;
   int64_t c = 0;
   for (; c + kBlocks * kW <= s.channels; c += kBlocks * kW) {
-    DepthwiseInteriorBlock<V, K, S, kTile, kBlocks, true>(
+    DepthwiseInteriorBlock<V, K, S, kTile, kBlocks, kFullWindow, true>(
         s, x, win, ow, w, bias, activation, y_row, c, kW);
   }
   for (; c + kW <= s.channels; c += kW) {
-    DepthwiseInteriorBlock<V, K, S, kTile, 1, true>(s, x, win, ow, w, bias,
-                                                    activation, y_row, c, kW);
+    DepthwiseInteriorBlock<V, K, S, kTile, 1, kFullWindow, true>(
+        s, x, win, ow, w, bias, activation, y_row, c, kW);
   }
   if (c < s.channels) {
-    DepthwiseInteriorBlock<V, K, S, kTile, 1, false>(
+    DepthwiseInteriorBlock<V, K, S, kTile, 1, kFullWindow, false>(
         s, x, win, ow, w, bias, activation, y_row, c,
         static_cast<int>(s.channels - c));
   }
@@ -142,11 +152,11 @@ void DepthwiseInteriorPixels(const DepthwiseShape &s, const float *x,
 
 // Window columns [k0, k1) of one pixel clipped on the left or right, for
 // kBlocks vectors of channels from c (kFull false: one of `lanes`).
-template <class V, int K, int kBlocks, bool kFull>
+template <class V, int K, int kBlocks, bool kFull, class Act>
 inline __attribute__((always_inline)) void DepthwiseBorderBlock(
     const DepthwiseShape &s, const float *x, const DepthwiseRowWindow &win,
     int64_t iw0, int64_t k0, int64_t k1, const float *w, const float *bias,
-    const VecActivation<V> &activation, float *y, int64_t c, int lanes) {
+    const Act &activation, float *y, int64_t c, int lanes) {
   using T = typename V::T;
   constexpr int kW = V::kWidth;
   const int64_t channels = s.channels;
@@ -173,11 +183,11 @@ inline __attribute__((always_inline)) void DepthwiseBorderBlock(
 }
 
 // One pixel whose window is clipped on the left or right.
-template <class V, int K>
+template <class V, int K, class Act>
 void DepthwiseBorderPixel(const DepthwiseShape &s, const float *x,
                           const DepthwiseRowWindow &win, int64_t ow,
                           const float *w, const float *bias,
-                          const VecActivation<V> &activation, float *y_row) {
+                          const Act &activation, float *y_row) {
   constexpr int kW = V::kWidth;
   constexpr int kBlocks = 4;
   const int64_t channels = s.channels;
@@ -201,11 +211,57 @@ void DepthwiseBorderPixel(const DepthwiseShape &s, const float *x,
   }
 }
 
-template <class V, int K, int S>
-void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
-                  const float *w, const float *bias,
-                  const ActivationParams &act, float *y_row) {
-  const VecActivation<V> activation(act);
+// Interior columns [ow, ow_hi) of one output row; returns ow_hi.
+template <class V, int K, int S, bool kFullWindow, class Act>
+int64_t DepthwiseInteriorColumns(const DepthwiseShape &s, const float *x,
+                                 const DepthwiseRowWindow &win, int64_t ow,
+                                 int64_t ow_hi, const float *w,
+                                 const float *bias, const Act &activation,
+                                 float *y_row) {
+  // Tiles chosen by measurement. 8 pixels a tile keep 8 FMA chains in
+  // flight; a full window makes each chain 9 (3x3) or 25 (5x5) FMAs deep.
+  // On Zen 3 (AVX2) they beat 3x3 tiles of 4 pixels sharing their loaded
+  // inputs by 5-25% from 14 columns up. What is left of a row goes in tiles
+  // of 4 (3x3: sharing inputs; 5x5: two channel vectors, measured on Xeon),
+  // single pixels take 4 channel vectors.
+  for (; ow + 8 <= ow_hi; ow += 8) {
+    DepthwiseInteriorPixels<V, K, S, 8, 1, kFullWindow>(s, x, win, ow, w, bias,
+                                                        activation, y_row);
+  }
+  for (; ow + 4 <= ow_hi; ow += 4) {
+    DepthwiseInteriorPixels<V, K, S, 4, K == 5 ? 2 : 1, kFullWindow>(
+        s, x, win, ow, w, bias, activation, y_row);
+  }
+  for (; ow < ow_hi; ++ow) {
+    DepthwiseInteriorPixels<V, K, S, 1, 4, kFullWindow>(s, x, win, ow, w, bias,
+                                                        activation, y_row);
+  }
+  return ow;
+}
+
+// The activations the row kernel applies in registers: none, ReLU and
+// ReLUX, the kinds depthwise layers carry. They are types, so no switch sits
+// in the tile loops: with VecActivation's switch there, the compiler spilled
+// the tiles' addresses to the stack (3x3, 96 channels at 28x28 ran 1.5x
+// slower on Zen 3). Other kinds go over the finished row.
+template <class V, ActivationKind kKind>
+struct ClampActivation {
+  typename V::T limit;
+  typename V::T operator()(typename V::T v, int64_t, int) const {
+    if constexpr (kKind == ActivationKind::kRelu) {
+      return V::Max(v, V::Zero());
+    } else if constexpr (kKind == ActivationKind::kReluX) {
+      return V::Min(V::Max(v, V::Zero()), limit);
+    } else {
+      return v;
+    }
+  }
+};
+
+template <class V, int K, int S, class Act>
+void DepthwiseRowWith(const DepthwiseShape &s, const float *x, int64_t oh,
+                      const float *w, const float *bias, const Act &activation,
+                      float *y_row) {
   DepthwiseRowWindow win;
   win.ih0 = oh * s.stride_h - s.pad_top;
   win.r0 = MaxIndex(0, -win.ih0);
@@ -219,30 +275,57 @@ void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
   for (; ow < ow_lo; ++ow) {
     DepthwiseBorderPixel<V, K>(s, x, win, ow, w, bias, activation, y_row);
   }
-  // Tiles chosen by measurement (Xeon, AVX2 and AVX-512): 3x3 windows do
-  // best with 4 pixels sharing their loaded inputs, 5x5 windows (longer FMA
-  // chains) with 8 accumulators; single pixels take 4 channel vectors.
-  if constexpr (K == 5) {
-    for (; ow + 8 <= ow_hi; ow += 8) {
-      DepthwiseInteriorPixels<V, K, S, 8, 1>(s, x, win, ow, w, bias, activation,
-                                             y_row);
-    }
-    for (; ow + 4 <= ow_hi; ow += 4) {
-      DepthwiseInteriorPixels<V, K, S, 4, 2>(s, x, win, ow, w, bias, activation,
-                                             y_row);
-    }
-  } else {
-    for (; ow + 4 <= ow_hi; ow += 4) {
-      DepthwiseInteriorPixels<V, K, S, 4, 1>(s, x, win, ow, w, bias, activation,
-                                             y_row);
+  // 3x3 rows with all K window rows inside take the unrolled tiles; 5x5
+  // windows, unrolled, measured 10-30% slower than the loop (Zen 3).
+  if constexpr (K == 3) {
+    if (win.r0 == 0 && win.r1 == K) {
+      ow = DepthwiseInteriorColumns<V, K, S, true>(s, x, win, ow, ow_hi, w,
+                                                   bias, activation, y_row);
     }
   }
-  for (; ow < ow_hi; ++ow) {
-    DepthwiseInteriorPixels<V, K, S, 1, 4>(s, x, win, ow, w, bias, activation,
-                                           y_row);
-  }
+  ow = DepthwiseInteriorColumns<V, K, S, false>(s, x, win, ow, ow_hi, w, bias,
+                                                activation, y_row);
   for (; ow < s.out_w; ++ow) {
     DepthwiseBorderPixel<V, K>(s, x, win, ow, w, bias, activation, y_row);
+  }
+}
+
+template <class V, int K, int S>
+void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
+                  const float *w, const float *bias,
+                  const ActivationParams &act, float *y_row) {
+  if constexpr (K == 5) {
+    // 5x5 rows with ClampActivation measured mixed on Zen 3: 4-14% faster
+    // from 28 columns, 20-26% slower at 7, so they keep the switch.
+    DepthwiseRowWith<V, K, S>(s, x, oh, w, bias, VecActivation<V>(act), y_row);
+    return;
+  }
+  const typename V::T limit = V::Set1(act.max_limit);
+  switch (act.kind) {
+    case ActivationKind::kNone:
+      DepthwiseRowWith<V, K, S>(
+          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kNone>{limit},
+          y_row);
+      return;
+    case ActivationKind::kRelu:
+      DepthwiseRowWith<V, K, S>(
+          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kRelu>{limit},
+          y_row);
+      return;
+    case ActivationKind::kReluX:
+      DepthwiseRowWith<V, K, S>(
+          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kReluX>{limit},
+          y_row);
+      return;
+    default: {
+      // Any other activation goes over the finished row, still in L1.
+      DepthwiseRowWith<V, K, S>(
+          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kNone>{limit},
+          y_row);
+      const VecActivation<V> activation(act);
+      ActivateChannelsLoops<V, false>(act, activation, s.channels, y_row, y_row,
+                                      s.out_w * s.channels);
+    }
   }
 }
 
