@@ -1,7 +1,8 @@
 // sgemm_6x16_avx2: AVX2 + FMA micro-kernel (compiled with -mavx2 -mfma,
 // called only when the CPU has both). 6 rows x 16 columns = 12 ymm
 // accumulators + 2 for the B row + 1 broadcast of A: 15 of 16 registers;
-// per k step 8 loads feed 12 FMAs, enough to keep both FMA ports busy.
+// per k step 8 loads feed 12 FMAs, enough to keep both FMA ports busy. A
+// half-width variant serves panels whose columns past 8 are padding.
 
 #include <immintrin.h>
 
@@ -13,7 +14,10 @@ namespace {
 
 constexpr int kNr = 16;
 
-template <int kRows>
+// kHalf: the narrow variant, for a panel whose columns past 8 are all
+// padding (24 or 40 output channels leave one): the same packed panel, only
+// its first 8 columns read and written, half the FMAs.
+template <int kRows, bool kHalf>
 void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
                      const float *bias, const float *clamp, const float *addend,
                      float *c, int64_t ldc, const char *prefetch) {
@@ -21,8 +25,8 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
   __m256 acc1[kRows];
   const __m256 bias0 =
       bias != nullptr ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
-  const __m256 bias1 =
-      bias != nullptr ? _mm256_loadu_ps(bias + 8) : _mm256_setzero_ps();
+  const __m256 bias1 = bias != nullptr && !kHalf ? _mm256_loadu_ps(bias + 8)
+                                                 : _mm256_setzero_ps();
   ForEachRow<kRows>([&](auto r) {
     acc0[r] = bias0;
     acc1[r] = bias1;
@@ -30,16 +34,18 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
   if (addend != nullptr) {
     ForEachRow<kRows>([&](auto r) {
       acc0[r] = _mm256_add_ps(acc0[r], _mm256_loadu_ps(addend + r * ldc));
-      acc1[r] = _mm256_add_ps(acc1[r], _mm256_loadu_ps(addend + r * ldc + 8));
+      if (!kHalf) {
+        acc1[r] = _mm256_add_ps(acc1[r], _mm256_loadu_ps(addend + r * ldc + 8));
+      }
     });
   }
   ForEachDepthStep(k, prefetch, [&](int64_t p) {
     const __m256 b0 = _mm256_loadu_ps(b + p * kNr);
-    const __m256 b1 = _mm256_loadu_ps(b + p * kNr + 8);
+    const __m256 b1 = kHalf ? b0 : _mm256_loadu_ps(b + p * kNr + 8);
     ForEachRow<kRows>([&](auto r) {
       const __m256 ar = _mm256_broadcast_ss(a + r * lda + p);
       acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);
-      acc1[r] = _mm256_fmadd_ps(ar, b1, acc1[r]);
+      if (!kHalf) acc1[r] = _mm256_fmadd_ps(ar, b1, acc1[r]);
     });
   });
   if (clamp != nullptr) {
@@ -48,12 +54,12 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
     const __m256 hi = _mm256_set1_ps(clamp[1]);
     ForEachRow<kRows>([&](auto r) {
       acc0[r] = _mm256_min_ps(_mm256_max_ps(acc0[r], lo), hi);
-      acc1[r] = _mm256_min_ps(_mm256_max_ps(acc1[r], lo), hi);
+      if (!kHalf) acc1[r] = _mm256_min_ps(_mm256_max_ps(acc1[r], lo), hi);
     });
   }
   ForEachRow<kRows>([&](auto r) {
     _mm256_storeu_ps(c + r * ldc, acc0[r]);
-    _mm256_storeu_ps(c + r * ldc + 8, acc1[r]);
+    if (!kHalf) _mm256_storeu_ps(c + r * ldc + 8, acc1[r]);
   });
 }
 
@@ -64,9 +70,12 @@ const SgemmUkernels &SgemmUkernels6x16Avx2() {
       "sgemm_6x16_avx2",
       6,
       kNr,
-      {nullptr, sgemm_6x16_avx2<1>, sgemm_6x16_avx2<2>, sgemm_6x16_avx2<3>,
-       sgemm_6x16_avx2<4>, sgemm_6x16_avx2<5>, sgemm_6x16_avx2<6>},
-      {}};  // no half-width kernels: nr / 2 = 8 columns is rare
+      {nullptr, sgemm_6x16_avx2<1, false>, sgemm_6x16_avx2<2, false>,
+       sgemm_6x16_avx2<3, false>, sgemm_6x16_avx2<4, false>,
+       sgemm_6x16_avx2<5, false>, sgemm_6x16_avx2<6, false>},
+      {nullptr, sgemm_6x16_avx2<1, true>, sgemm_6x16_avx2<2, true>,
+       sgemm_6x16_avx2<3, true>, sgemm_6x16_avx2<4, true>,
+       sgemm_6x16_avx2<5, true>, sgemm_6x16_avx2<6, true>}};
   return kUkernels;
 }
 

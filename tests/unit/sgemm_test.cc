@@ -163,11 +163,11 @@ TEST(SgemmTest, StridedOperandsLeaveOtherValuesAlone) {
 }
 
 // A given in `runs` runs of run_k values, some of them null (zeros): every
-// run pattern, with a bias, an addend and a clamp, on full, half-width and
-// edge panels.
+// run pattern, with a bias, an addend and a clamp, on n columns (45: full,
+// half-width and edge panels).
 void ExpectRunsMatchFloat64(int64_t m, int runs, int64_t run_k,
-                            std::mt19937 *rng) {
-  const int64_t n = 45, k = runs * run_k;
+                            std::mt19937 *rng, int64_t n = 45) {
+  const int64_t k = runs * run_k;
   const int64_t lda = run_k + 2, ldc = n;
   // Run s of row r lives at storage[s][r * lda + p]; lda > run_k leaves
   // values between rows that must not be read.
@@ -215,6 +215,17 @@ void ExpectRunsMatchFloat64(int64_t m, int runs, int64_t run_k,
 TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
   std::mt19937 rng(23);
   ExpectRunsMatchFloat64(13, 3, 5, &rng);
+}
+
+// Column counts whose last panel is exactly half a panel wide for one ISA
+// or another (8 of 16, 16 of 32 columns), the half-width kernels' case with
+// no edge tile: MobileNet-v2's and -v3's 24- and 40-channel projections.
+TEST(SgemmTest, HalfWidthPanelsMatchFloat64) {
+  std::mt19937 rng(37);
+  for (int64_t n : {8, 16, 24, 40, 48}) {
+    ExpectRunsMatchFloat64(13, 2, 7, &rng, n);
+    if (HasFailure()) return;
+  }
 }
 
 // Runs as deep as a stride-2 3x3 convolution's window rows (3 x 512
