@@ -222,8 +222,11 @@ struct VecAvx512 {
   static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm512_div_ps(a, b); }
   static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
-  static T Max(T a, T b) { return _mm512_max_ps(a, b); }
-  static T Min(T a, T b) { return _mm512_min_ps(a, b); }
+  // Masked forms with every lane set: the same vmaxps / vminps. GCC 12's
+  // _mm512_max_ps passes _mm512_undefined_ps() through, which -Wall flags
+  // as uninitialized once inlined into the depthwise tiles.
+  static T Max(T a, T b) { return _mm512_mask_max_ps(a, 0xFFFF, a, b); }
+  static T Min(T a, T b) { return _mm512_mask_min_ps(a, 0xFFFF, a, b); }
   static T Abs(T a) { return _mm512_abs_ps(a); }
   static T SelectLess(T a, T b, T t, T f) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), f, t);

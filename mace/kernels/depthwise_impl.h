@@ -8,7 +8,7 @@
 // windows share once. Border columns (windows reaching into the padding)
 // and rows whose window is clipped at the top or bottom only skip the taps
 // that fall outside. Channels go in vectors of the ISA's width; the last,
-// partial one uses lane masks. 3x3 rows apply ReLU / ReLUX in registers
+// partial one uses lane masks. Rows apply ReLU / ReLUX in registers
 // through a compile-time activation and any other one over the finished
 // row.
 
@@ -84,7 +84,10 @@ inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
                        : V::Zero();
     Unroll<kTile>([&](auto p) { acc[p][b] = init; });
   });
-  auto window_row = [&](auto r) {
+  // Inlined by force: GCC emitted it out of line for the looped rows, the
+  // accumulators going through memory (5x5 rows ran 17-23% slower on the
+  // lent Xeon, AVX-512).
+  auto window_row = [&](auto r) __attribute__((always_inline)) {
     const float *xr = x + ((win.ih0 + r) * s.in_w + iw0) * channels + c;
     const float *wr = w + r * K * channels + c;
     if constexpr (kBlocks == 1 && kTile <= 4) {
@@ -275,13 +278,9 @@ void DepthwiseRowWith(const DepthwiseShape &s, const float *x, int64_t oh,
   for (; ow < ow_lo; ++ow) {
     DepthwiseBorderPixel<V, K>(s, x, win, ow, w, bias, activation, y_row);
   }
-  // 3x3 rows with all K window rows inside take the unrolled tiles; 5x5
-  // windows, unrolled, measured 10-30% slower than the loop (Zen 3).
-  if constexpr (K == 3) {
-    if (win.r0 == 0 && win.r1 == K) {
-      ow = DepthwiseInteriorColumns<V, K, S, true>(s, x, win, ow, ow_hi, w,
-                                                   bias, activation, y_row);
-    }
+  if (win.r0 == 0 && win.r1 == K) {
+    ow = DepthwiseInteriorColumns<V, K, S, true>(s, x, win, ow, ow_hi, w, bias,
+                                                 activation, y_row);
   }
   ow = DepthwiseInteriorColumns<V, K, S, false>(s, x, win, ow, ow_hi, w, bias,
                                                 activation, y_row);
@@ -294,12 +293,6 @@ template <class V, int K, int S>
 void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
                   const float *w, const float *bias,
                   const ActivationParams &act, float *y_row) {
-  if constexpr (K == 5) {
-    // 5x5 rows with ClampActivation measured mixed on Zen 3: 4-14% faster
-    // from 28 columns, 20-26% slower at 7, so they keep the switch.
-    DepthwiseRowWith<V, K, S>(s, x, oh, w, bias, VecActivation<V>(act), y_row);
-    return;
-  }
   const typename V::T limit = V::Set1(act.max_limit);
   switch (act.kind) {
     case ActivationKind::kNone:

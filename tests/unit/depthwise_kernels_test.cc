@@ -223,41 +223,45 @@ TEST(DepthwiseKernelsTest, EveryIsaMatchesFloat64OnEdgeShapes) {
 }
 
 // Rows wide enough for the 8-pixel tiles and the 4-pixel tiles after them,
-// with full and clipped windows, under every activation: ReLU and ReLUX are
-// applied in registers, the others over the finished row.
+// with full (unrolled) and clipped windows, 3x3 and 5x5, under every
+// activation: ReLU and ReLUX are applied in registers, the others over the
+// finished row.
 TEST(DepthwiseKernelsTest, WideRowsMatchFloat64UnderEveryActivation) {
   std::mt19937 rng(20261127);
   auto pool1 = StartPool(1);
   for (int activation = 0; activation < 8; ++activation) {
-    for (int64_t stride : {1, 2}) {
-      for (int64_t channels : {int64_t{8}, int64_t{21}}) {
-        Case k;
-        DepthwiseShape &s = k.shape;
-        s.batch = 1;
-        s.in_h = 5;
-        s.in_w = 31;
-        s.channels = channels;
-        s.kernel_h = s.kernel_w = 3;
-        s.stride_h = s.stride_w = stride;
-        s.pad_top = s.pad_left = 1;
-        s.out_h = OutSize(s.in_h, 3, stride, 1);
-        s.out_w = OutSize(s.in_w, 3, stride, 1);
-        k.x = RandomVector(s.in_h * s.in_w * channels, &rng);
-        k.w = RandomVector(9 * channels, &rng);
-        k.bias = RandomVector(channels, &rng);
-        k.slope = RandomVector(channels, &rng);
-        k.act = ActivationNumber(activation, k.slope);
-        for (VectorIsa isa : AvailableVectorIsas()) {
-          const std::string what =
-              std::string(VectorIsaName(isa)) +
-              " act=" + std::to_string(static_cast<int>(k.act.kind)) +
-              " stride=" + std::to_string(stride) +
-              " c=" + std::to_string(channels);
-          std::vector<float> y(s.out_h * s.out_w * channels, NAN);
-          DepthwiseConv2d(isa, s, k.x.data(), k.w.data(), k.bias.data(), k.act,
-                          y.data(), pool1.get());
-          ExpectMatchesReference(k, y, what);
-          if (HasFailure()) return;
+    for (int64_t kernel : {3, 5}) {
+      for (int64_t stride : {1, 2}) {
+        for (int64_t channels : {int64_t{8}, int64_t{21}}) {
+          Case k;
+          DepthwiseShape &s = k.shape;
+          s.batch = 1;
+          s.in_h = 5;
+          s.in_w = 31;
+          s.channels = channels;
+          s.kernel_h = s.kernel_w = kernel;
+          s.stride_h = s.stride_w = stride;
+          s.pad_top = s.pad_left = kernel / 2;
+          s.out_h = OutSize(s.in_h, kernel, stride, kernel / 2);
+          s.out_w = OutSize(s.in_w, kernel, stride, kernel / 2);
+          k.x = RandomVector(s.in_h * s.in_w * channels, &rng);
+          k.w = RandomVector(kernel * kernel * channels, &rng);
+          k.bias = RandomVector(channels, &rng);
+          k.slope = RandomVector(channels, &rng);
+          k.act = ActivationNumber(activation, k.slope);
+          for (VectorIsa isa : AvailableVectorIsas()) {
+            const std::string what =
+                std::string(VectorIsaName(isa)) +
+                " act=" + std::to_string(static_cast<int>(k.act.kind)) +
+                " k=" + std::to_string(kernel) +
+                " stride=" + std::to_string(stride) +
+                " c=" + std::to_string(channels);
+            std::vector<float> y(s.out_h * s.out_w * channels, NAN);
+            DepthwiseConv2d(isa, s, k.x.data(), k.w.data(), k.bias.data(),
+                            k.act, y.data(), pool1.get());
+            ExpectMatchesReference(k, y, what);
+            if (HasFailure()) return;
+          }
         }
       }
     }
