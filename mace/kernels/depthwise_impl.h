@@ -147,7 +147,7 @@ void DepthwiseInteriorPixels(const DepthwiseShape &s, const float *x,
         s, x, win, ow, w, bias, activation, y_row, c, kW);
   }
   if (c < s.channels) {
-    DepthwiseInteriorBlock<V, K, S, kTile, 1, kFullWindow, false>(
+    DepthwiseInteriorBlock<V, K, S, kTile, 1, false, false>(
         s, x, win, ow, w, bias, activation, y_row, c,
         static_cast<int>(s.channels - c));
   }
@@ -227,34 +227,36 @@ int64_t DepthwiseInteriorColumns(const DepthwiseShape &s, const float *x,
   // inputs by 5-25% from 14 columns up. What is left of a row goes in tiles
   // of 4 (3x3: sharing inputs; 5x5: two channel vectors, measured on Xeon),
   // single pixels take 4 channel vectors.
+  // Only tiles of one channel vector unroll the window (kFullWindow):
+  // the others gained little and multiplied the code the compiler emits.
   for (; ow + 8 <= ow_hi; ow += 8) {
     DepthwiseInteriorPixels<V, K, S, 8, 1, kFullWindow>(s, x, win, ow, w, bias,
                                                         activation, y_row);
   }
   for (; ow + 4 <= ow_hi; ow += 4) {
-    DepthwiseInteriorPixels<V, K, S, 4, K == 5 ? 2 : 1, kFullWindow>(
+    DepthwiseInteriorPixels<V, K, S, 4, K == 5 ? 2 : 1, kFullWindow && K == 3>(
         s, x, win, ow, w, bias, activation, y_row);
   }
   for (; ow < ow_hi; ++ow) {
-    DepthwiseInteriorPixels<V, K, S, 1, 4, kFullWindow>(s, x, win, ow, w, bias,
-                                                        activation, y_row);
+    DepthwiseInteriorPixels<V, K, S, 1, 4, false>(s, x, win, ow, w, bias,
+                                                  activation, y_row);
   }
   return ow;
 }
 
-// The activations the row kernel applies in registers: none, ReLU and
-// ReLUX, the kinds depthwise layers carry. They are types, so no switch sits
-// in the tile loops: with VecActivation's switch there, the compiler spilled
-// the tiles' addresses to the stack (3x3, 96 channels at 28x28 ran 1.5x
-// slower on Zen 3). Other kinds go over the finished row.
-template <class V, ActivationKind kKind>
+// The activation the row kernel applies in registers: none (kClamp false)
+// or min(max(v, lo), hi), which is ReLU with (0, +inf) and ReLUX with (0,
+// max_limit), NaN becoming 0 as before. A type, so no switch sits in the
+// tile loops: with VecActivation's switch there, the compiler spilled the
+// tiles' addresses to the stack (3x3, 96 channels at 28x28 ran 1.5x slower
+// on Zen 3). Other kinds go over the finished row. Two kinds, not one per
+// activation: every kind multiplies the tiles the compiler unrolls.
+template <class V, bool kClamp>
 struct ClampActivation {
-  typename V::T limit;
+  typename V::T lo, hi;
   typename V::T operator()(typename V::T v, int64_t, int) const {
-    if constexpr (kKind == ActivationKind::kRelu) {
-      return V::Max(v, V::Zero());
-    } else if constexpr (kKind == ActivationKind::kReluX) {
-      return V::Min(V::Max(v, V::Zero()), limit);
+    if constexpr (kClamp) {
+      return V::Min(V::Max(v, lo), hi);
     } else {
       return v;
     }
@@ -293,28 +295,26 @@ template <class V, int K, int S>
 void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
                   const float *w, const float *bias,
                   const ActivationParams &act, float *y_row) {
-  const typename V::T limit = V::Set1(act.max_limit);
+  const typename V::T zero = V::Zero();
   switch (act.kind) {
     case ActivationKind::kNone:
-      DepthwiseRowWith<V, K, S>(
-          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kNone>{limit},
-          y_row);
+      DepthwiseRowWith<V, K, S>(s, x, oh, w, bias,
+                                ClampActivation<V, false>{zero, zero}, y_row);
       return;
     case ActivationKind::kRelu:
       DepthwiseRowWith<V, K, S>(
-          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kRelu>{limit},
+          s, x, oh, w, bias, ClampActivation<V, true>{zero, V::Set1(INFINITY)},
           y_row);
       return;
     case ActivationKind::kReluX:
       DepthwiseRowWith<V, K, S>(
-          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kReluX>{limit},
-          y_row);
+          s, x, oh, w, bias,
+          ClampActivation<V, true>{zero, V::Set1(act.max_limit)}, y_row);
       return;
     default: {
       // Any other activation goes over the finished row, still in L1.
-      DepthwiseRowWith<V, K, S>(
-          s, x, oh, w, bias, ClampActivation<V, ActivationKind::kNone>{limit},
-          y_row);
+      DepthwiseRowWith<V, K, S>(s, x, oh, w, bias,
+                                ClampActivation<V, false>{zero, zero}, y_row);
       const VecActivation<V> activation(act);
       ActivateChannelsLoops<V, false>(act, activation, s.channels, y_row, y_row,
                                       s.out_w * s.channels);
