@@ -214,6 +214,13 @@ void DepthwiseBorderPixel(const DepthwiseShape &s, const float *x,
   }
 }
 
+// Whether V takes the 8-pixel tiles, the unrolled windows and the
+// activation types. Not the portable 4-lane vectors: arrays the compiler
+// maps lane by lane, whose unrolled tiles took a sanitized build over 12
+// minutes to compile, for a fallback path.
+template <class V>
+constexpr bool kDepthwiseWideTiles = !std::is_same_v<V, VecGeneric>;
+
 // Interior columns [ow, ow_hi) of one output row; returns ow_hi.
 template <class V, int K, int S, bool kFullWindow, class Act>
 int64_t DepthwiseInteriorColumns(const DepthwiseShape &s, const float *x,
@@ -229,9 +236,11 @@ int64_t DepthwiseInteriorColumns(const DepthwiseShape &s, const float *x,
   // single pixels take 4 channel vectors.
   // Only tiles of one channel vector unroll the window (kFullWindow):
   // the others gained little and multiplied the code the compiler emits.
-  for (; ow + 8 <= ow_hi; ow += 8) {
-    DepthwiseInteriorPixels<V, K, S, 8, 1, kFullWindow>(s, x, win, ow, w, bias,
-                                                        activation, y_row);
+  if constexpr (kDepthwiseWideTiles<V>) {
+    for (; ow + 8 <= ow_hi; ow += 8) {
+      DepthwiseInteriorPixels<V, K, S, 8, 1, kFullWindow>(
+          s, x, win, ow, w, bias, activation, y_row);
+    }
   }
   for (; ow + 4 <= ow_hi; ow += 4) {
     DepthwiseInteriorPixels<V, K, S, 4, K == 5 ? 2 : 1, kFullWindow && K == 3>(
@@ -280,9 +289,11 @@ void DepthwiseRowWith(const DepthwiseShape &s, const float *x, int64_t oh,
   for (; ow < ow_lo; ++ow) {
     DepthwiseBorderPixel<V, K>(s, x, win, ow, w, bias, activation, y_row);
   }
-  if (win.r0 == 0 && win.r1 == K) {
-    ow = DepthwiseInteriorColumns<V, K, S, true>(s, x, win, ow, ow_hi, w, bias,
-                                                 activation, y_row);
+  if constexpr (kDepthwiseWideTiles<V>) {
+    if (win.r0 == 0 && win.r1 == K) {
+      ow = DepthwiseInteriorColumns<V, K, S, true>(s, x, win, ow, ow_hi, w,
+                                                   bias, activation, y_row);
+    }
   }
   ow = DepthwiseInteriorColumns<V, K, S, false>(s, x, win, ow, ow_hi, w, bias,
                                                 activation, y_row);
@@ -295,6 +306,11 @@ template <class V, int K, int S>
 void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
                   const float *w, const float *bias,
                   const ActivationParams &act, float *y_row) {
+  if constexpr (!kDepthwiseWideTiles<V>) {
+    // The fallback path keeps one instantiation: the switch per store.
+    DepthwiseRowWith<V, K, S>(s, x, oh, w, bias, VecActivation<V>(act), y_row);
+    return;
+  }
   const typename V::T zero = V::Zero();
   switch (act.kind) {
     case ActivationKind::kNone:
