@@ -8,9 +8,10 @@
 // windows share once. Border columns (windows reaching into the padding)
 // and rows whose window is clipped at the top or bottom only skip the taps
 // that fall outside. Channels go in vectors of the ISA's width; the last,
-// partial one uses lane masks. Rows apply ReLU / ReLUX in registers
-// through a compile-time activation and any other one over the finished
-// row.
+// partial one uses lane masks. On the SIMD ISAs rows apply ReLU / ReLUX
+// in registers through a compile-time clamp and any other activation over
+// the finished row; the portable path applies VecActivation per store
+// (kDepthwiseWideTiles).
 
 #ifndef MACE_KERNELS_DEPTHWISE_IMPL_H_
 #define MACE_KERNELS_DEPTHWISE_IMPL_H_
