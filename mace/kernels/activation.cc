@@ -6,6 +6,7 @@
 #include "mace/kernels/activation.h"
 
 #include <atomic>
+#include <limits>
 
 #include "mace/core/cpu_info.h"
 #include "mace/kernels/activation_impl.h"
@@ -81,6 +82,17 @@ const ActivationKernels &ActivationKernelsFor(VectorIsa isa) {
 }
 
 }  // namespace
+
+bool ClampBounds(const ActivationParams &act, float bounds[2]) {
+  if (act.kind != ActivationKind::kRelu && act.kind != ActivationKind::kReluX) {
+    return false;
+  }
+  bounds[0] = 0.0f;
+  bounds[1] = act.kind == ActivationKind::kRelu
+                  ? std::numeric_limits<float>::infinity()
+                  : act.max_limit;
+  return true;
+}
 
 const char *VectorIsaName(VectorIsa isa) {
   switch (isa) {

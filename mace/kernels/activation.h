@@ -68,6 +68,13 @@ struct ActivationParams {
   const float *addend = nullptr;
 };
 
+// Whether `act` is a clamp, min(max(x, lo), hi): ReLU is (0, +inf), ReLUX
+// (0, max_limit); then sets bounds to {lo, hi}. Kernels apply such an
+// activation in registers before they store (the SGEMM's clamp, the
+// depthwise rows), where max returns lo for a NaN as the reference ReLU
+// makes it 0.
+bool ClampBounds(const ActivationParams &act, float bounds[2]);
+
 // y[i] = act(x[i]) (act(x[i] + act.addend[i]) with an addend) for n
 // channel-last values (value i in channel i % channels; n a multiple of
 // channels when the slope is per channel). y may equal x or the addend.

@@ -313,30 +313,21 @@ void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
     return;
   }
   const typename V::T zero = V::Zero();
-  switch (act.kind) {
-    case ActivationKind::kNone:
-      DepthwiseRowWith<V, K, S>(s, x, oh, w, bias,
-                                ClampActivation<V, false>{zero, zero}, y_row);
-      return;
-    case ActivationKind::kRelu:
-      DepthwiseRowWith<V, K, S>(
-          s, x, oh, w, bias, ClampActivation<V, true>{zero, V::Set1(INFINITY)},
-          y_row);
-      return;
-    case ActivationKind::kReluX:
-      DepthwiseRowWith<V, K, S>(
-          s, x, oh, w, bias,
-          ClampActivation<V, true>{zero, V::Set1(act.max_limit)}, y_row);
-      return;
-    default: {
-      // Any other activation goes over the finished row, still in L1.
-      DepthwiseRowWith<V, K, S>(s, x, oh, w, bias,
-                                ClampActivation<V, false>{zero, zero}, y_row);
-      const VecActivation<V> activation(act);
-      ActivateChannelsLoops<V, false>(act, activation, s.channels, y_row, y_row,
-                                      s.out_w * s.channels);
-    }
+  float bounds[2];
+  if (ClampBounds(act, bounds)) {
+    DepthwiseRowWith<V, K, S>(
+        s, x, oh, w, bias,
+        ClampActivation<V, true>{V::Set1(bounds[0]), V::Set1(bounds[1])},
+        y_row);
+    return;
   }
+  DepthwiseRowWith<V, K, S>(s, x, oh, w, bias,
+                            ClampActivation<V, false>{zero, zero}, y_row);
+  if (act.kind == ActivationKind::kNone) return;
+  // Any other activation goes over the finished row, still in L1.
+  const VecActivation<V> activation(act);
+  ActivateChannelsLoops<V, false>(act, activation, s.channels, y_row, y_row,
+                                  s.out_w * s.channels);
 }
 
 template <class V>

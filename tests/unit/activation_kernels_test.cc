@@ -198,6 +198,27 @@ TEST(ActivationKernelsTest, AddendIsAddedBeforeTheActivationOnEveryIsa) {
 }
 
 // erf keeps a NaN and saturates at +-1 on every ISA, as std::erf does.
+TEST(ActivationKernelsTest, ClampBoundsAreReluAndReluXOnly) {
+  float bounds[2] = {-1.0f, -1.0f};
+  ActivationParams act;
+  act.kind = ActivationKind::kRelu;
+  ASSERT_TRUE(ClampBounds(act, bounds));
+  EXPECT_EQ(bounds[0], 0.0f);
+  EXPECT_EQ(bounds[1], std::numeric_limits<float>::infinity());
+  act.kind = ActivationKind::kReluX;
+  act.max_limit = 3.5f;
+  ASSERT_TRUE(ClampBounds(act, bounds));
+  EXPECT_EQ(bounds[0], 0.0f);
+  EXPECT_EQ(bounds[1], 3.5f);
+  for (ActivationKind kind :
+       {ActivationKind::kNone, ActivationKind::kLeakyRelu,
+        ActivationKind::kPRelu, ActivationKind::kSigmoid,
+        ActivationKind::kHardSigmoid, ActivationKind::kGelu}) {
+    act.kind = kind;
+    EXPECT_FALSE(ClampBounds(act, bounds)) << static_cast<int>(kind);
+  }
+}
+
 TEST(ActivationKernelsTest, ErfOfNanIsNanAndOfInfinityIsOne) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> x = {NAN, inf, -inf, 0.0f, 9.0f, -9.0f};

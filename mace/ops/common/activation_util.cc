@@ -1,7 +1,6 @@
 #include "mace/ops/common/activation_util.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 
 namespace mace {
@@ -212,14 +211,9 @@ bool ToKernelActivation(const Activation &act, const PReluSlope &slope,
 }
 
 bool ToClampBounds(const Activation &act, float bounds[2]) {
-  if (act.type != ActivationType::kRelu && act.type != ActivationType::kReluX) {
-    return false;
-  }
-  bounds[0] = 0.0f;
-  bounds[1] = act.type == ActivationType::kRelu
-                  ? std::numeric_limits<float>::infinity()
-                  : act.max_limit;
-  return true;
+  kernels::ActivationParams params;
+  return ToKernelActivation(act, PReluSlope(), &params) &&
+         kernels::ClampBounds(params, bounds);
 }
 
 void ActivateRowsInPlace(const Activation &act, const PReluSlope &slope,
