@@ -114,7 +114,9 @@ bool RegisterConvBenchmarks() {
   Register({1, 96, 56, 56, 1, 1, 1, 1, false, 24}, {kAuto});
   Register({1, 384, 14, 14, 1, 1, 1, 1, false, 96}, {kAuto});
   Register({1, 960, 7, 7, 1, 1, 1, 1, false, 160}, {kAuto});
-  // SqueezeNet 1.1: fire modules' 3x3 expand on 16, 32, 48 and 64 channels.
+  // SqueezeNet 1.1: the VALID stride-2 stem to 64 channels, and the fire
+  // modules' 3x3 expand on 16, 32, 48 and 64 channels.
+  Register({1, 3, 224, 224, 3, 3, 2, 1, false, 64}, kWindow);
   Register({1, 16, 55, 55, 3, 3, 1, 1, true, 64}, kWinograd);
   Register({1, 32, 27, 27, 3, 3, 1, 1, true, 128}, kWinograd);
   Register({1, 48, 13, 13, 3, 3, 1, 1, true, 192}, kWinograd);

@@ -52,9 +52,8 @@ int64_t TileHeight(int64_t left, int64_t mr) {
 // multiple of nr) and hands it to the epilogue. The depth is not sliced:
 // slicing it at 256 (partial sums added through a stack tile) measured no
 // faster on ResNet-50's 3x3x512 im2col (K = 4608) and slower on K = 1024.
-// A comes in runs (SgemmARuns; one run of depth k for a plain GEMM): the
-// first run's call starts from the bias and the addend, later ones add to
-// what the earlier ones stored, the last one clamps.
+// A comes in runs (SgemmARuns; one run of depth k for a plain GEMM), which
+// each micro-kernel call sums in its registers.
 void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
               const SgemmARuns &a, int64_t lda, const PackedMatrixB &b,
               const float *bias, const float *clamp, const float *addend,
@@ -66,12 +65,8 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
   float edge_addend[kSgemmMaxMr * kSgemmMaxNr];
   float edge_bias[kSgemmMaxNr];
   const int64_t panel_bytes = k * nr * static_cast<int64_t>(sizeof(float));
-  const int64_t prefetch_bytes = a.run_k * kSgemmPrefetchStride;
-  int first_run = 0;
-  while (first_run < a.count && a.runs[first_run] == nullptr) ++first_run;
-  // last_run < first_run when every run is padding.
-  int last_run = a.count - 1;
-  while (last_run > first_run && a.runs[last_run] == nullptr) --last_run;
+  const int64_t prefetch_bytes = k * kSgemmPrefetchStride;
+  SgemmTileA tile_a{a.runs, a.count, a.run_k, 0, lda};
   for (int64_t j = col0; j < col0 + cols; j += nr) {
     const float *panel = b.values + (j / nr) * k * nr;
     // The panel after this one, fetched ahead by the first row tiles (one
@@ -115,19 +110,9 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
         tile_c = edge_c;
         tile_ldc = nr;
       }
-      if (first_run == a.count) {
-        // Every run is padding: bias and addend alone (k = 0 reads no A).
-        kernel(0, nullptr, lda, panel, panel_bias, clamp, tile_addend, tile_c,
-               tile_ldc, nullptr);
-      }
-      for (int s = first_run; s <= last_run; ++s) {
-        if (a.runs[s] == nullptr) continue;
-        const bool first = s == first_run;
-        kernel(a.run_k, a.runs[s] + i * lda, lda, panel + s * a.run_k * nr,
-               first ? panel_bias : nullptr, s == last_run ? clamp : nullptr,
-               first ? tile_addend : tile_c, tile_c, tile_ldc,
-               first ? prefetch : nullptr);
-      }
+      tile_a.offset = i * lda;
+      kernel(tile_a, panel, panel_bias, clamp, tile_addend, tile_c, tile_ldc,
+             prefetch);
       if (jn != width) {
         for (int64_t r = 0; r < in; ++r) {
           std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr,

@@ -18,9 +18,9 @@ constexpr int kNr = 16;
 // padding (24 or 40 output channels leave one): the same packed panel, only
 // its first 8 columns read and written, half the FMAs.
 template <int kRows, bool kHalf>
-void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
-                     const float *bias, const float *clamp, const float *addend,
-                     float *c, int64_t ldc, const char *prefetch) {
+void sgemm_6x16_avx2(const SgemmTileA &a, const float *b, const float *bias,
+                     const float *clamp, const float *addend, float *c,
+                     int64_t ldc, const char *prefetch) {
   __m256 acc0[kRows];
   __m256 acc1[kRows];
   const __m256 bias0 =
@@ -39,11 +39,13 @@ void sgemm_6x16_avx2(int64_t k, const float *a, int64_t lda, const float *b,
       }
     });
   }
-  ForEachDepthStep(k, prefetch, [&](int64_t p) {
-    const __m256 b0 = _mm256_loadu_ps(b + p * kNr);
-    const __m256 b1 = kHalf ? b0 : _mm256_loadu_ps(b + p * kNr + 8);
+  const int64_t lda = a.lda;
+  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
+                                          const float *b_run, int64_t p) {
+    const __m256 b0 = _mm256_loadu_ps(b_run + p * kNr);
+    const __m256 b1 = kHalf ? b0 : _mm256_loadu_ps(b_run + p * kNr + 8);
     ForEachRow<kRows>([&](auto r) {
-      const __m256 ar = _mm256_broadcast_ss(a + r * lda + p);
+      const __m256 ar = _mm256_broadcast_ss(a_run + r * lda + p);
       acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);
       if (!kHalf) acc1[r] = _mm256_fmadd_ps(ar, b1, acc1[r]);
     });

@@ -23,7 +23,7 @@ constexpr int kNr = 32;
 // padding (n <= 16, or the last panel of such a remainder): the same packed
 // panel, only its first 16 columns read and written, half the FMAs.
 template <int kRows, bool kHalf>
-void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
+void sgemm_8x32_avx512(const SgemmTileA &a, const float *b,
                        const float *bias, const float *clamp,
                        const float *addend, float *c, int64_t ldc,
                        const char *prefetch) {
@@ -46,16 +46,17 @@ void sgemm_8x32_avx512(int64_t k, const float *a, int64_t lda, const float *b,
       }
     });
   }
-  auto step = [&](int64_t p) {
-    const __m512 b0 = _mm512_loadu_ps(b + p * kNr);
-    const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b + p * kNr + 16);
+  const int64_t lda = a.lda;
+  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
+                                          const float *b_run, int64_t p) {
+    const __m512 b0 = _mm512_loadu_ps(b_run + p * kNr);
+    const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b_run + p * kNr + 16);
     ForEachRow<kRows>([&](auto r) {
-      const __m512 ar = _mm512_set1_ps(a[r * lda + p]);
+      const __m512 ar = _mm512_set1_ps(a_run[r * lda + p]);
       acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
       if (!kHalf) acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
     });
-  };
-  ForEachDepthStep(k, prefetch, step);
+  });
   if (clamp != nullptr) {
     // max_ps returns its second operand when either is NaN.
     const __m512 lo = _mm512_set1_ps(clamp[0]);

@@ -24,7 +24,7 @@ inline Float4 Load4(const float *p) {
 inline void Store4(float *p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
 
 template <int kRows>
-void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
+void sgemm_4x8_generic(const SgemmTileA &a, const float *b,
                        const float *bias, const float *clamp,
                        const float *addend, float *c, int64_t ldc,
                        const char *prefetch) {
@@ -43,11 +43,13 @@ void sgemm_4x8_generic(int64_t k, const float *a, int64_t lda, const float *b,
       acc1[r] += Load4(addend + r * ldc + 4);
     });
   }
-  ForEachDepthStep(k, prefetch, [&](int64_t p) {
-    const Float4 b0 = Load4(b + p * kNr);
-    const Float4 b1 = Load4(b + p * kNr + 4);
+  const int64_t lda = a.lda;
+  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
+                                          const float *b_run, int64_t p) {
+    const Float4 b0 = Load4(b_run + p * kNr);
+    const Float4 b1 = Load4(b_run + p * kNr + 4);
     ForEachRow<kRows>([&](auto r) {
-      const float ar = a[r * lda + p];
+      const float ar = a_run[r * lda + p];
       acc0[r] += ar * b0;
       acc1[r] += ar * b1;
     });

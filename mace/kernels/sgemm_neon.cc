@@ -19,9 +19,9 @@ constexpr int kNr = 16;
 // padding (24 or 40 output channels leave one): the same packed panel, only
 // its first 8 columns read and written, half the FMAs.
 template <int kRows, bool kHalf>
-void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
-                     const float *bias, const float *clamp, const float *addend,
-                     float *c, int64_t ldc, const char *prefetch) {
+void sgemm_4x16_neon(const SgemmTileA &a, const float *b, const float *bias,
+                     const float *clamp, const float *addend, float *c,
+                     int64_t ldc, const char *prefetch) {
   float32x4_t acc0[kRows], acc1[kRows], acc2[kRows], acc3[kRows];
   const float32x4_t zero = vdupq_n_f32(0.0f);
   const float32x4_t bias0 = bias != nullptr ? vld1q_f32(bias) : zero;
@@ -46,14 +46,16 @@ void sgemm_4x16_neon(int64_t k, const float *a, int64_t lda, const float *b,
       }
     });
   }
-  ForEachDepthStep(k, prefetch, [&](int64_t p) {
-    const float *row = b + p * kNr;
+  const int64_t lda = a.lda;
+  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
+                                          const float *b_run, int64_t p) {
+    const float *row = b_run + p * kNr;
     const float32x4_t b0 = vld1q_f32(row);
     const float32x4_t b1 = vld1q_f32(row + 4);
     const float32x4_t b2 = kHalf ? b0 : vld1q_f32(row + 8);
     const float32x4_t b3 = kHalf ? b1 : vld1q_f32(row + 12);
     ForEachRow<kRows>([&](auto r) {
-      const float ar = a[r * lda + p];
+      const float ar = a_run[r * lda + p];
       acc0[r] = vfmaq_n_f32(acc0[r], b0, ar);
       acc1[r] = vfmaq_n_f32(acc1[r], b1, ar);
       if (!kHalf) {

@@ -13,23 +13,37 @@
 namespace mace {
 namespace kernels {
 
+// A as one micro-kernel call reads it: `count` runs of run_k depth values
+// (count * run_k is the panel's k). Row r's value p of run s is
+// runs[s][offset + r * lda + p] and multiplies the panel's row
+// s * run_k + p; a null run (a convolution window's row in the padding)
+// stands for zeros and is skipped. A plain matrix is one run.
+struct SgemmTileA {
+  const float *const *runs;
+  int count;
+  int64_t run_k;
+  int64_t offset;
+  int64_t lda;
+};
+
 // Computes `rows` (1..mr) rows by nr columns of C:
 //   c[r][j] = clamp(bias[j] + addend[r * ldc + j]
-//                   + sum_p a[r * lda + p] * b[p * nr + j])
-// with b one packed panel (k rows of nr floats), bias nr floats or null,
-// addend laid out as C or null (a fused residual addition), and clamp null
-// or {lo, hi}: min(max(v, lo), hi) in registers before the store (a NaN
-// becomes lo, as the reference ReLU makes it 0). Reads exactly `rows` rows
-// of A (and of the addend) and writes exactly rows x nr values of C.
-// `prefetch`, when not null, is the start of k cache lines
-// (kSgemmPrefetchStride bytes apart) that a later call will read: the kernel
-// asks for one of them per k step, into L2, so that the next panel's trip
-// from L3 or memory overlaps this call's arithmetic instead of stalling the
-// next one.
-using SgemmUkernelFn = void (*)(int64_t k, const float *a, int64_t lda,
-                                const float *b, const float *bias,
-                                const float *clamp, const float *addend,
-                                float *c, int64_t ldc, const char *prefetch);
+//                   + sum_p A[r][p] * b[p * nr + j])
+// with A as `a` describes it, b one packed panel (k rows of nr floats),
+// bias nr floats or null, addend laid out as C or null (a fused residual
+// addition), and clamp null or {lo, hi}: min(max(v, lo), hi) in registers
+// before the store (a NaN becomes lo, as the reference ReLU makes it 0).
+// Every run is summed in registers: C is written once, whatever the
+// count. Reads exactly `rows` rows of A (and of the addend) and writes
+// exactly rows x nr values of C. `prefetch`, when not null, is the start
+// of k cache lines (kSgemmPrefetchStride bytes apart) that a later call
+// will read: the kernel asks for one of them per k step, into L2, so that
+// the next panel's trip from L3 or memory overlaps this call's arithmetic
+// instead of stalling the next one.
+using SgemmUkernelFn = void (*)(const SgemmTileA &a, const float *b,
+                                const float *bias, const float *clamp,
+                                const float *addend, float *c, int64_t ldc,
+                                const char *prefetch);
 
 constexpr int64_t kSgemmPrefetchStride = 64;
 
@@ -75,6 +89,28 @@ inline __attribute__((always_inline)) void ForEachDepthStep(
     DepthSteps<true>(k, prefetch, step);
   } else {
     DepthSteps<false>(k, prefetch, step);
+  }
+}
+
+// The micro-kernels' loop over A's runs: step(a_run, b_run, p) for every
+// depth step p of every run that is not null (ForEachDepthStep), a_run
+// pointing at the tile's first row in the run and b_run at the run's first
+// row of the panel of kNr columns; line s * run_k + p of the prefetch
+// region is asked for with step p of run s.
+template <int kNr, typename Step>
+inline __attribute__((always_inline)) void ForEachRunStep(
+    const SgemmTileA &a, const float *b, const char *prefetch, Step &&step) {
+  for (int s = 0; s < a.count; ++s) {
+    if (a.runs[s] == nullptr) continue;
+    const float *a_run = a.runs[s] + a.offset;
+    const float *b_run = b + s * a.run_k * kNr;
+    const char *fetch =
+        prefetch != nullptr ? prefetch + s * a.run_k * kSgemmPrefetchStride
+                            : nullptr;
+    ForEachDepthStep(a.run_k, fetch, [&](int64_t p) __attribute__((
+                                         always_inline)) {
+      step(a_run, b_run, p);
+    });
   }
 }
 
