@@ -107,10 +107,10 @@ inline __attribute__((always_inline)) void ForEachRunStep(
     const char *fetch =
         prefetch != nullptr ? prefetch + s * a.run_k * kSgemmPrefetchStride
                             : nullptr;
-    ForEachDepthStep(a.run_k, fetch, [&](int64_t p) __attribute__((
-                                         always_inline)) {
+    auto run_step = [&](int64_t p) __attribute__((always_inline)) {
       step(a_run, b_run, p);
-    });
+    };
+    ForEachDepthStep(a.run_k, fetch, run_step);
   }
 }
 
