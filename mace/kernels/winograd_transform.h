@@ -177,25 +177,185 @@ inline __attribute__((always_inline)) void WinogradForEach(F &&f) {
   WinogradForEachImpl(f, std::make_integer_sequence<int, kCount>{});
 }
 
-// sum_k Coef::At(kRow, k) * in[k * stride]: the coefficients are constants
-// of the template, so zero terms vanish and +-1 terms need no multiply.
-template <typename Coef, int kRow, int kK>
-inline __attribute__((always_inline)) void WinogradDot(const WinogradVec *in,
-                                                       int stride,
-                                                       WinogradVec *out) {
-  WinogradVec acc = {};
+// The sums below are unrolled at compile time from the coefficients, which
+// are template constants: zero terms vanish, +-1 terms need no multiply,
+// and a sum starts from its first term rather than from zero (adding to
+// zero is an operation the compiler must keep, for -0). Two structures of
+// the matrices halve the work of the rest:
+//  - column pairs: inputs k and k + 1 enter every row with coefficients of
+//    equal magnitude (At's columns for the points +-a), so each row needs
+//    only their sum or their difference, computed once for all rows;
+//  - row pairs: rows i and i + 1 differ only in the signs of some terms
+//    (Bt's and G's rows for the points +-a), so row i is E + O and row
+//    i + 1 is E - O, E summing the terms of equal sign and O the others.
+// (Lavin & Gray's transforms are written out by hand this way.)
+template <typename Coef, int kRows, int kK>
+struct WinogradTerms {
+  static constexpr bool ColumnsPaired(int k) {
+    if (k + 1 >= kK) return false;
+    bool used = false;
+    for (int i = 0; i < kRows; ++i) {
+      const double a = Coef::At(i, k);
+      const double b = Coef::At(i, k + 1);
+      if (a != b && a != -b) return false;
+      used = used || a != 0.0;
+    }
+    return used;
+  }
+  // Pairs are taken greedily from k = 0.
+  static constexpr bool PairStart(int k) {
+    for (int j = 0; j < kK;) {
+      if (ColumnsPaired(j)) {
+        if (j == k) return true;
+        j += 2;
+      } else {
+        if (j == k) return false;
+        ++j;
+      }
+    }
+    return false;
+  }
+  static constexpr bool PairSecond(int k) { return k > 0 && PairStart(k - 1); }
+  // Row i's coefficient of source k: an input, or a column pair's sum
+  // (kDifference false) or difference (true); 0 for a pair's second.
+  static constexpr double Coefficient(int i, int k) {
+    return PairSecond(k) ? 0.0 : Coef::At(i, k);
+  }
+  static constexpr bool UsesDifference(int i, int k) {
+    return PairStart(k) && Coef::At(i, k + 1) == -Coef::At(i, k);
+  }
+  static constexpr bool RowsPaired(int i) {
+    if (i + 1 >= kRows) return false;
+    bool same = false, flipped = false;
+    for (int k = 0; k < kK; ++k) {
+      const double a = Coefficient(i, k);
+      const double b = Coefficient(i + 1, k);
+      if (a == 0.0 && b == 0.0) continue;
+      if (UsesDifference(i, k) != UsesDifference(i + 1, k)) return false;
+      if (a == b) {
+        same = true;
+      } else if (a == -b) {
+        flipped = true;
+      } else {
+        return false;
+      }
+    }
+    return same && flipped;
+  }
+  static constexpr bool RowPairStart(int i) {
+    for (int j = 0; j < kRows;) {
+      if (RowsPaired(j)) {
+        if (j == i) return true;
+        j += 2;
+      } else {
+        if (j == i) return false;
+        ++j;
+      }
+    }
+    return false;
+  }
+  static constexpr bool RowPairSecond(int i) {
+    return i > 0 && RowPairStart(i - 1);
+  }
+  // Which of row i's terms a partial sum takes: all of them, those whose
+  // sign row i + 1 keeps (E), or those whose sign it flips (O).
+  enum Part { kAll, kSame, kFlipped };
+  static constexpr bool Takes(int i, int k, Part part) {
+    const double a = Coefficient(i, k);
+    if (a == 0.0) return false;
+    if (part == kAll) return true;
+    const bool same = Coefficient(i + 1, k) == a;
+    return part == kSame ? same : !same;
+  }
+};
+
+// acc (started: holding a value) plus the terms k.. of row kRow that
+// kPart takes; source k is sum[k] (a pair's sum) or dif[k] (its
+// difference) or in(k).
+template <typename Terms, typename Coef, int kRow, int kK,
+          typename Terms::Part kPart, int k = 0, bool kStarted = false,
+          typename In>
+inline __attribute__((always_inline)) void WinogradSum(
+    const In &in, const WinogradVec *sum, const WinogradVec *dif,
+    WinogradVec *acc) {
+  if constexpr (k < kK) {
+    constexpr bool kTaken = Terms::Takes(kRow, k, kPart);
+    if constexpr (kTaken) {
+      constexpr double kC = Terms::Coefficient(kRow, k);
+      WinogradVec x;
+      if constexpr (!Terms::PairStart(k)) {
+        x = in(k);
+      } else if constexpr (Terms::UsesDifference(kRow, k)) {
+        x = dif[k];
+      } else {
+        x = sum[k];
+      }
+      if constexpr (!kStarted) {
+        if constexpr (kC == 1.0) {
+          *acc = x;
+        } else if constexpr (kC == -1.0) {
+          *acc = -x;
+        } else {
+          *acc = static_cast<float>(kC) * x;
+        }
+      } else if constexpr (kC == 1.0) {
+        *acc += x;
+      } else if constexpr (kC == -1.0) {
+        *acc -= x;
+      } else {
+        *acc += static_cast<float>(kC) * x;
+      }
+    }
+    WinogradSum<Terms, Coef, kRow, kK, kPart, k + 1, kStarted || kTaken>(
+        in, sum, dif, acc);
+  } else if constexpr (!kStarted) {
+    *acc = WinogradVec{};
+  }
+}
+
+// out(i, sum_k Coef::At(i, k) * in(k)) for the kRows rows of a kRows x kK
+// matrix Coef: in(k) gives input k (a WinogradVec), out(i, value) takes
+// row i's value.
+template <typename Coef, int kRows, int kK, typename In, typename Out>
+inline __attribute__((always_inline)) void WinogradApply(const In &in,
+                                                         const Out &out) {
+  using Terms = WinogradTerms<Coef, kRows, kK>;
+  WinogradVec sum[kK];
+  WinogradVec dif[kK];
   WinogradForEach<kK>([&](auto k) {
-    constexpr double kC = Coef::At(kRow, decltype(k)::value);
-    if constexpr (kC == 1.0) {
-      acc += in[decltype(k)::value * stride];
-    } else if constexpr (kC == -1.0) {
-      acc -= in[decltype(k)::value * stride];
-    } else if constexpr (kC != 0.0) {
-      acc += static_cast<float>(kC) * in[decltype(k)::value * stride];
+    constexpr int kIndex = decltype(k)::value;
+    if constexpr (Terms::PairStart(kIndex)) {
+      const WinogradVec a = in(kIndex);
+      const WinogradVec b = in(kIndex + 1);
+      sum[kIndex] = a + b;
+      dif[kIndex] = a - b;
     }
   });
-  *out = acc;
+  WinogradForEach<kRows>([&](auto i) {
+    constexpr int kRow = decltype(i)::value;
+    if constexpr (Terms::RowPairStart(kRow)) {
+      WinogradVec same, flipped;
+      WinogradSum<Terms, Coef, kRow, kK, Terms::kSame>(in, sum, dif, &same);
+      WinogradSum<Terms, Coef, kRow, kK, Terms::kFlipped>(in, sum, dif,
+                                                          &flipped);
+      out(kRow, same + flipped);
+      out(kRow + 1, same - flipped);
+    } else if constexpr (!Terms::RowPairSecond(kRow)) {
+      WinogradVec value;
+      WinogradSum<Terms, Coef, kRow, kK, Terms::kAll>(in, sum, dif, &value);
+      out(kRow, value);
+    }
+  });
 }
+
+// in(k) and out(i, value) over arrays with strides.
+struct WinogradStrided {
+  const WinogradVec *in;
+  int stride;
+  inline __attribute__((always_inline)) WinogradVec operator()(int k) const {
+    return in[k * stride];
+  }
+};
 
 // out = C in C^T for kT x kT `in` (row-major) and a kRows x kT matrix C,
 // giving kRows x kRows values.
@@ -203,18 +363,17 @@ template <typename Coef, int kRows, int kT>
 inline __attribute__((always_inline)) void WinogradSandwich(
     const WinogradVec *in, WinogradVec *out) {
   WinogradVec tmp[kRows * kT];
-  WinogradForEach<kRows>([&](auto i) {
-    WinogradForEach<kT>([&](auto j) {
-      WinogradDot<Coef, decltype(i)::value, kT>(
-          in + decltype(j)::value, kT, &tmp[decltype(i)::value * kT + j]);
-    });
+  WinogradForEach<kT>([&](auto j) {
+    constexpr int kJ = decltype(j)::value;
+    WinogradApply<Coef, kRows, kT>(
+        WinogradStrided{in + kJ, kT},
+        [&](int i, const WinogradVec &v) { tmp[i * kT + kJ] = v; });
   });
   WinogradForEach<kRows>([&](auto i) {
-    WinogradForEach<kRows>([&](auto j) {
-      WinogradDot<Coef, decltype(j)::value, kT>(
-          tmp + decltype(i)::value * kT, 1,
-          &out[decltype(i)::value * kRows + j]);
-    });
+    constexpr int kI = decltype(i)::value;
+    WinogradApply<Coef, kRows, kT>(
+        WinogradStrided{tmp + kI * kT, 1},
+        [&](int j, const WinogradVec &v) { out[kI * kRows + j] = v; });
   });
 }
 
@@ -288,6 +447,34 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
         ih0 >= 0 && iw0 >= 0 && ih0 + kT <= run.in_h && iw0 + kT <= run.in_w;
     for (int64_t c0 = 0; c0 < run.in_c; c0 += kWinogradLanes) {
       const int64_t lanes = std::min<int64_t>(kWinogradLanes, run.in_c - c0);
+      if (interior && lanes == kWinogradLanes) {
+        // Straight from the input to v, a column of the tile at a time,
+        // then a row (as the output transform).
+        const float *origin = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
+        float *dst = v + i * run.in_c + c0;
+        WinogradVec tmp[kT * kT];
+        WinogradForEach<kT>([&](auto j) {
+          constexpr int kJ = decltype(j)::value;
+          WinogradApply<WinogradBt<kM>, kT, kT>(
+              [&](int k) {
+                WinogradVec value;
+                LoadLanes(origin + (k * run.in_w + kJ) * run.in_c, &value);
+                return value;
+              },
+              [&](int r, const WinogradVec &value) {
+                tmp[r * kT + kJ] = value;
+              });
+        });
+        WinogradForEach<kT>([&](auto r) {
+          constexpr int kR = decltype(r)::value;
+          WinogradApply<WinogradBt<kM>, kT, kT>(
+              WinogradStrided{tmp + kR * kT, 1},
+              [&](int c, const WinogradVec &value) {
+                StoreLanes(dst + (kR * kT + c) * xi_stride, value);
+              });
+        });
+        continue;
+      }
       WinogradVec d[kT * kT];
       if (interior && lanes == kWinogradLanes) {
         const float *origin = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
@@ -349,8 +536,40 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
     for (int64_t c0 = oc_begin; c0 < oc_end; c0 += kWinogradLanes) {
       const int64_t lanes = std::min<int64_t>(kWinogradLanes, oc_end - c0);
       const float *src = m + i * run.out_c + c0;
-      WinogradVec products[kT * kT];
       float lane_values[kWinogradLanes] = {};
+      if (bias != nullptr) {
+        std::memcpy(lane_values, bias + c0, lanes * sizeof(float));
+      }
+      WinogradVec b;
+      LoadLanes(lane_values, &b);
+      if (lanes == kWinogradLanes && rows == kM && cols == kM) {
+        // A whole tile of whole lanes, straight from the products to the
+        // output: a column of products at a time, then a row of the tile.
+        // Gathered first, the kT x kT products would not fit in registers
+        // and went through the stack.
+        WinogradVec tmp[kM * kT];
+        WinogradForEach<kT>([&](auto j) {
+          constexpr int kJ = decltype(j)::value;
+          WinogradApply<WinogradAt<kM>, kM, kT>(
+              [&](int k) {
+                WinogradVec v;
+                LoadLanes(src + (k * kT + kJ) * xi_stride, &v);
+                return v;
+              },
+              [&](int r, const WinogradVec &v) { tmp[r * kT + kJ] = v; });
+        });
+        WinogradForEach<kM>([&](auto r) {
+          constexpr int kR = decltype(r)::value;
+          float *row = origin + kR * run.out_w * run.out_stride + c0;
+          WinogradApply<WinogradAt<kM>, kM, kT>(
+              WinogradStrided{tmp + kR * kT, 1},
+              [&](int c, const WinogradVec &v) {
+                StoreLanes(row + c * run.out_stride, v + b);
+              });
+        });
+        continue;
+      }
+      WinogradVec products[kT * kT];
       if (lanes == kWinogradLanes) {
         for (int xi = 0; xi < kT * kT; ++xi) {
           LoadLanes(src + xi * xi_stride, &products[xi]);
@@ -363,12 +582,6 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
       }
       WinogradVec y[kM * kM];
       WinogradSandwich<WinogradAt<kM>, kM, kT>(products, y);
-      std::memset(lane_values, 0, sizeof(lane_values));
-      if (bias != nullptr) {
-        std::memcpy(lane_values, bias + c0, lanes * sizeof(float));
-      }
-      WinogradVec b;
-      LoadLanes(lane_values, &b);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < cols; ++c) {
           float *dst = origin + (r * run.out_w + c) * run.out_stride + c0;
