@@ -202,22 +202,28 @@ struct WinogradTerms {
     }
     return used;
   }
-  // Pairs are taken greedily from k = 0.
-  static constexpr bool PairStart(int k) {
-    for (int j = 0; j < kK;) {
-      if (ColumnsPaired(j)) {
-        if (j == k) return true;
+  // Whether `index` starts a pair when the pairs (j, j + 1) for which
+  // paired(j) holds are taken greedily from 0 over [0, count).
+  template <typename Paired>
+  static constexpr bool StartsPair(int index, int count, Paired paired) {
+    for (int j = 0; j < count;) {
+      if (paired(j)) {
+        if (j == index) return true;
         j += 2;
       } else {
-        if (j == k) return false;
+        if (j == index) return false;
         ++j;
       }
     }
     return false;
   }
+  static constexpr bool PairStart(int k) {
+    return StartsPair(k, kK, [](int j) { return ColumnsPaired(j); });
+  }
   static constexpr bool PairSecond(int k) { return k > 0 && PairStart(k - 1); }
-  // Row i's coefficient of source k: an input, or a column pair's sum
-  // (kDifference false) or difference (true); 0 for a pair's second.
+  // Row i's coefficient of source k: input k, or the sum or difference
+  // (UsesDifference) of the column pair starting at k; 0 for a pair's
+  // second.
   static constexpr double Coefficient(int i, int k) {
     return PairSecond(k) ? 0.0 : Coef::At(i, k);
   }
@@ -243,16 +249,7 @@ struct WinogradTerms {
     return same && flipped;
   }
   static constexpr bool RowPairStart(int i) {
-    for (int j = 0; j < kRows;) {
-      if (RowsPaired(j)) {
-        if (j == i) return true;
-        j += 2;
-      } else {
-        if (j == i) return false;
-        ++j;
-      }
-    }
-    return false;
+    return StartsPair(i, kRows, [](int j) { return RowsPaired(j); });
   }
   static constexpr bool RowPairSecond(int i) {
     return i > 0 && RowPairStart(i - 1);
@@ -348,33 +345,35 @@ inline __attribute__((always_inline)) void WinogradApply(const In &in,
   });
 }
 
-// in(k) and out(i, value) over arrays with strides.
-struct WinogradStrided {
-  const WinogradVec *in;
-  int stride;
-  inline __attribute__((always_inline)) WinogradVec operator()(int k) const {
-    return in[k * stride];
-  }
-};
-
-// out = C in C^T for kT x kT `in` (row-major) and a kRows x kT matrix C,
-// giving kRows x kRows values.
-template <typename Coef, int kRows, int kT>
-inline __attribute__((always_inline)) void WinogradSandwich(
-    const WinogradVec *in, WinogradVec *out) {
+// out(i, j, (C in C^T)[i][j]) for a kT x kT input in(r, c) and a
+// kRows x kT matrix C: a column of the input at a time into a kRows x kT
+// temporary, then a row of that, so that few values are live at once (a
+// whole tile of 16-channel vectors would not fit in registers).
+template <typename Coef, int kRows, int kT, typename In, typename Out>
+inline __attribute__((always_inline)) void WinogradSandwichBy(const In &in,
+                                                              const Out &out) {
   WinogradVec tmp[kRows * kT];
   WinogradForEach<kT>([&](auto j) {
     constexpr int kJ = decltype(j)::value;
     WinogradApply<Coef, kRows, kT>(
-        WinogradStrided{in + kJ, kT},
+        [&](int k) { return in(k, kJ); },
         [&](int i, const WinogradVec &v) { tmp[i * kT + kJ] = v; });
   });
   WinogradForEach<kRows>([&](auto i) {
     constexpr int kI = decltype(i)::value;
     WinogradApply<Coef, kRows, kT>(
-        WinogradStrided{tmp + kI * kT, 1},
-        [&](int j, const WinogradVec &v) { out[kI * kRows + j] = v; });
+        [&](int k) { return tmp[kI * kT + k]; },
+        [&](int j, const WinogradVec &v) { out(kI, j, v); });
   });
+}
+
+// The same from and to arrays: `in` row-major kT x kT, `out` kRows x kRows.
+template <typename Coef, int kRows, int kT>
+inline __attribute__((always_inline)) void WinogradSandwich(
+    const WinogradVec *in, WinogradVec *out) {
+  WinogradSandwichBy<Coef, kRows, kT>(
+      [&](int r, int c) { return in[r * kT + c]; },
+      [&](int i, int j, const WinogradVec &v) { out[i * kRows + j] = v; });
 }
 
 template <int kM>
@@ -448,31 +447,18 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
     for (int64_t c0 = 0; c0 < run.in_c; c0 += kWinogradLanes) {
       const int64_t lanes = std::min<int64_t>(kWinogradLanes, run.in_c - c0);
       if (interior && lanes == kWinogradLanes) {
-        // Straight from the input to v, a column of the tile at a time,
-        // then a row (as the output transform).
+        // Straight from the input to v (WinogradSandwichBy).
         const float *origin = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
         float *dst = v + i * run.in_c + c0;
-        WinogradVec tmp[kT * kT];
-        WinogradForEach<kT>([&](auto j) {
-          constexpr int kJ = decltype(j)::value;
-          WinogradApply<WinogradBt<kM>, kT, kT>(
-              [&](int k) {
-                WinogradVec value;
-                LoadLanes(origin + (k * run.in_w + kJ) * run.in_c, &value);
-                return value;
-              },
-              [&](int r, const WinogradVec &value) {
-                tmp[r * kT + kJ] = value;
-              });
-        });
-        WinogradForEach<kT>([&](auto r) {
-          constexpr int kR = decltype(r)::value;
-          WinogradApply<WinogradBt<kM>, kT, kT>(
-              WinogradStrided{tmp + kR * kT, 1},
-              [&](int c, const WinogradVec &value) {
-                StoreLanes(dst + (kR * kT + c) * xi_stride, value);
-              });
-        });
+        WinogradSandwichBy<WinogradBt<kM>, kT, kT>(
+            [&](int r, int c) {
+              WinogradVec value;
+              LoadLanes(origin + (r * run.in_w + c) * run.in_c, &value);
+              return value;
+            },
+            [&](int r, int c, const WinogradVec &value) {
+              StoreLanes(dst + (r * kT + c) * xi_stride, value);
+            });
         continue;
       }
       WinogradVec d[kT * kT];
@@ -544,29 +530,17 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
       LoadLanes(lane_values, &b);
       if (lanes == kWinogradLanes && rows == kM && cols == kM) {
         // A whole tile of whole lanes, straight from the products to the
-        // output: a column of products at a time, then a row of the tile.
-        // Gathered first, the kT x kT products would not fit in registers
-        // and went through the stack.
-        WinogradVec tmp[kM * kT];
-        WinogradForEach<kT>([&](auto j) {
-          constexpr int kJ = decltype(j)::value;
-          WinogradApply<WinogradAt<kM>, kM, kT>(
-              [&](int k) {
-                WinogradVec v;
-                LoadLanes(src + (k * kT + kJ) * xi_stride, &v);
-                return v;
-              },
-              [&](int r, const WinogradVec &v) { tmp[r * kT + kJ] = v; });
-        });
-        WinogradForEach<kM>([&](auto r) {
-          constexpr int kR = decltype(r)::value;
-          float *row = origin + kR * run.out_w * run.out_stride + c0;
-          WinogradApply<WinogradAt<kM>, kM, kT>(
-              WinogradStrided{tmp + kR * kT, 1},
-              [&](int c, const WinogradVec &v) {
-                StoreLanes(row + c * run.out_stride, v + b);
-              });
-        });
+        // output (WinogradSandwichBy).
+        WinogradSandwichBy<WinogradAt<kM>, kM, kT>(
+            [&](int r, int c) {
+              WinogradVec v;
+              LoadLanes(src + (r * kT + c) * xi_stride, &v);
+              return v;
+            },
+            [&](int r, int c, const WinogradVec &v) {
+              StoreLanes(origin + (r * run.out_w + c) * run.out_stride + c0,
+                         v + b);
+            });
         continue;
       }
       WinogradVec products[kT * kT];
