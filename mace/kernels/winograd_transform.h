@@ -268,7 +268,7 @@ struct WinogradTerms {
 
 // acc (started: holding a value) plus the terms k.. of row kRow that
 // kPart takes; source k is sum[k] (a pair's sum) or dif[k] (its
-// difference) or in(k).
+// difference) or what in(k, &x) loads.
 template <typename Terms, typename Coef, int kRow, int kK,
           typename Terms::Part kPart, int k = 0, bool kStarted = false,
           typename In>
@@ -281,7 +281,7 @@ inline __attribute__((always_inline)) void WinogradSum(
       constexpr double kC = Terms::Coefficient(kRow, k);
       WinogradVec x;
       if constexpr (!Terms::PairStart(k)) {
-        x = in(k);
+        in(k, &x);
       } else if constexpr (Terms::UsesDifference(kRow, k)) {
         x = dif[k];
       } else {
@@ -310,9 +310,11 @@ inline __attribute__((always_inline)) void WinogradSum(
   }
 }
 
-// out(i, sum_k Coef::At(i, k) * in(k)) for the kRows rows of a kRows x kK
-// matrix Coef: in(k) gives input k (a WinogradVec), out(i, value) takes
-// row i's value.
+// out(i, sum_k Coef::At(i, k) * input k) for the kRows rows of a kRows x
+// kK matrix Coef: in(k, &x) loads input k into x (loaders write through a
+// pointer: a function returning a WinogradVec has an ABI that depends on
+// the vector flags, which GCC warns about), out(i, value) takes row i's
+// value.
 template <typename Coef, int kRows, int kK, typename In, typename Out>
 inline __attribute__((always_inline)) void WinogradApply(const In &in,
                                                          const Out &out) {
@@ -322,8 +324,9 @@ inline __attribute__((always_inline)) void WinogradApply(const In &in,
   WinogradForEach<kK>([&](auto k) {
     constexpr int kIndex = decltype(k)::value;
     if constexpr (Terms::PairStart(kIndex)) {
-      const WinogradVec a = in(kIndex);
-      const WinogradVec b = in(kIndex + 1);
+      WinogradVec a, b;
+      in(kIndex, &a);
+      in(kIndex + 1, &b);
       sum[kIndex] = a + b;
       dif[kIndex] = a - b;
     }
@@ -345,10 +348,11 @@ inline __attribute__((always_inline)) void WinogradApply(const In &in,
   });
 }
 
-// out(i, j, (C in C^T)[i][j]) for a kT x kT input in(r, c) and a
-// kRows x kT matrix C: a column of the input at a time into a kRows x kT
-// temporary, then a row of that, so that few values are live at once (a
-// whole tile of 16-channel vectors would not fit in registers).
+// out(i, j, (C in C^T)[i][j]) for a kT x kT input (in(r, c, &x) loads
+// element (r, c) into x) and a kRows x kT matrix C: a column of the input
+// at a time into a kRows x kT temporary, then a row of that, so that few
+// values are live at once (a whole tile of 16-channel vectors would not
+// fit in registers).
 template <typename Coef, int kRows, int kT, typename In, typename Out>
 inline __attribute__((always_inline)) void WinogradSandwichBy(const In &in,
                                                               const Out &out) {
@@ -356,13 +360,13 @@ inline __attribute__((always_inline)) void WinogradSandwichBy(const In &in,
   WinogradForEach<kT>([&](auto j) {
     constexpr int kJ = decltype(j)::value;
     WinogradApply<Coef, kRows, kT>(
-        [&](int k) { return in(k, kJ); },
+        [&](int k, WinogradVec *x) { in(k, kJ, x); },
         [&](int i, const WinogradVec &v) { tmp[i * kT + kJ] = v; });
   });
   WinogradForEach<kRows>([&](auto i) {
     constexpr int kI = decltype(i)::value;
     WinogradApply<Coef, kRows, kT>(
-        [&](int k) { return tmp[kI * kT + k]; },
+        [&](int k, WinogradVec *x) { *x = tmp[kI * kT + k]; },
         [&](int j, const WinogradVec &v) { out(kI, j, v); });
   });
 }
@@ -372,7 +376,7 @@ template <typename Coef, int kRows, int kT>
 inline __attribute__((always_inline)) void WinogradSandwich(
     const WinogradVec *in, WinogradVec *out) {
   WinogradSandwichBy<Coef, kRows, kT>(
-      [&](int r, int c) { return in[r * kT + c]; },
+      [&](int r, int c, WinogradVec *x) { *x = in[r * kT + c]; },
       [&](int i, int j, const WinogradVec &v) { out[i * kRows + j] = v; });
 }
 
@@ -451,10 +455,8 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
         const float *origin = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
         float *dst = v + i * run.in_c + c0;
         WinogradSandwichBy<WinogradBt<kM>, kT, kT>(
-            [&](int r, int c) {
-              WinogradVec value;
-              LoadLanes(origin + (r * run.in_w + c) * run.in_c, &value);
-              return value;
+            [&](int r, int c, WinogradVec *x) {
+              LoadLanes(origin + (r * run.in_w + c) * run.in_c, x);
             },
             [&](int r, int c, const WinogradVec &value) {
               StoreLanes(dst + (r * kT + c) * xi_stride, value);
@@ -532,10 +534,8 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
         // A whole tile of whole lanes, straight from the products to the
         // output (WinogradSandwichBy).
         WinogradSandwichBy<WinogradAt<kM>, kM, kT>(
-            [&](int r, int c) {
-              WinogradVec v;
-              LoadLanes(src + (r * kT + c) * xi_stride, &v);
-              return v;
+            [&](int r, int c, WinogradVec *x) {
+              LoadLanes(src + (r * kT + c) * xi_stride, x);
             },
             [&](int r, int c, const WinogradVec &v) {
               StoreLanes(origin + (r * run.out_w + c) * run.out_stride + c0,
