@@ -434,6 +434,28 @@ void WinogradFilterTransform(const float *filter, int64_t in_c, int oc_count,
   }
 }
 
+// Copies the kT x kT pixels of an edge tile's kWinogradLanes channels
+// from c0 into staged[r][c][lane], zeros where a pixel lies outside the
+// image.
+template <int kT>
+inline void StageEdgeTile(const WinogradTileRun &run, const float *image,
+                          int64_t ih0, int64_t iw0, int64_t c0,
+                          float *staged) {
+  for (int r = 0; r < kT; ++r) {
+    const int64_t ih = ih0 + r;
+    for (int c = 0; c < kT; ++c) {
+      const int64_t iw = iw0 + c;
+      float *pixel = staged + (r * kT + c) * kWinogradLanes;
+      if (ih >= 0 && ih < run.in_h && iw >= 0 && iw < run.in_w) {
+        std::memcpy(pixel, image + (ih * run.in_w + iw) * run.in_c + c0,
+                    kWinogradLanes * sizeof(float));
+      } else {
+        std::memset(pixel, 0, kWinogradLanes * sizeof(float));
+      }
+    }
+  }
+}
+
 template <typename IsaTag, int kM>
 void WinogradInputTransform(const WinogradTileRun &run, const float *input,
                             float *v) {
@@ -450,56 +472,52 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
         ih0 >= 0 && iw0 >= 0 && ih0 + kT <= run.in_h && iw0 + kT <= run.in_w;
     for (int64_t c0 = 0; c0 < run.in_c; c0 += kWinogradLanes) {
       const int64_t lanes = std::min<int64_t>(kWinogradLanes, run.in_c - c0);
-      if (interior && lanes == kWinogradLanes) {
-        // Straight from the input to v (WinogradSandwichBy).
-        const float *origin = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
+      if (lanes == kWinogradLanes) {
+        // Straight from the input to v (WinogradSandwichBy). An edge tile
+        // is first copied with the padding's zeros into `staged`, so that
+        // both kinds of tile run the same code.
+        const float *base = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
+        int64_t row_stride = run.in_w * run.in_c;
+        int64_t pixel_stride = run.in_c;
+        float staged[kT * kT * kWinogradLanes];
+        if (!interior) {
+          StageEdgeTile<kT>(run, image, ih0, iw0, c0, staged);
+          base = staged;
+          row_stride = kT * kWinogradLanes;
+          pixel_stride = kWinogradLanes;
+        }
         float *dst = v + i * run.in_c + c0;
         WinogradSandwichBy<WinogradBt<kM>, kT, kT>(
             [&](int r, int c, WinogradVec *x) {
-              LoadLanes(origin + (r * run.in_w + c) * run.in_c, x);
+              LoadLanes(base + r * row_stride + c * pixel_stride, x);
             },
             [&](int r, int c, const WinogradVec &value) {
               StoreLanes(dst + (r * kT + c) * xi_stride, value);
             });
         continue;
       }
+      // A channel tail: zeros outside the image and past the channels.
       WinogradVec d[kT * kT];
-      if (interior && lanes == kWinogradLanes) {
-        const float *origin = image + (ih0 * run.in_w + iw0) * run.in_c + c0;
-        for (int r = 0; r < kT; ++r) {
-          for (int c = 0; c < kT; ++c) {
-            LoadLanes(origin + (r * run.in_w + c) * run.in_c, &d[r * kT + c]);
+      float padded[kWinogradLanes];
+      for (int r = 0; r < kT; ++r) {
+        const int64_t ih = ih0 + r;
+        for (int c = 0; c < kT; ++c) {
+          const int64_t iw = iw0 + c;
+          std::memset(padded, 0, sizeof(padded));
+          if (ih >= 0 && ih < run.in_h && iw >= 0 && iw < run.in_w) {
+            std::memcpy(padded, image + (ih * run.in_w + iw) * run.in_c + c0,
+                        lanes * sizeof(float));
           }
-        }
-      } else {
-        // Edge tile or channel tail: zeros outside the image and channels.
-        float padded[kWinogradLanes];
-        for (int r = 0; r < kT; ++r) {
-          const int64_t ih = ih0 + r;
-          for (int c = 0; c < kT; ++c) {
-            const int64_t iw = iw0 + c;
-            std::memset(padded, 0, sizeof(padded));
-            if (ih >= 0 && ih < run.in_h && iw >= 0 && iw < run.in_w) {
-              std::memcpy(padded, image + (ih * run.in_w + iw) * run.in_c + c0,
-                          lanes * sizeof(float));
-            }
-            LoadLanes(padded, &d[r * kT + c]);
-          }
+          LoadLanes(padded, &d[r * kT + c]);
         }
       }
       WinogradVec transformed[kT * kT];
       WinogradSandwich<WinogradBt<kM>, kT, kT>(d, transformed);
       float *dst = v + i * run.in_c + c0;
-      if (lanes == kWinogradLanes) {
-        for (int xi = 0; xi < kT * kT; ++xi) {
-          StoreLanes(dst + xi * xi_stride, transformed[xi]);
-        }
-      } else {
-        for (int xi = 0; xi < kT * kT; ++xi) {
-          float lane_values[kWinogradLanes];
-          StoreLanes(lane_values, transformed[xi]);
-          std::memcpy(dst + xi * xi_stride, lane_values, lanes * sizeof(float));
-        }
+      for (int xi = 0; xi < kT * kT; ++xi) {
+        float lane_values[kWinogradLanes];
+        StoreLanes(lane_values, transformed[xi]);
+        std::memcpy(dst + xi * xi_stride, lane_values, lanes * sizeof(float));
       }
     }
   }
@@ -530,42 +548,48 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
       }
       WinogradVec b;
       LoadLanes(lane_values, &b);
-      if (lanes == kWinogradLanes && rows == kM && cols == kM) {
-        // A whole tile of whole lanes, straight from the products to the
-        // output (WinogradSandwichBy).
+      if (lanes == kWinogradLanes) {
+        // Straight from the products to the output (WinogradSandwichBy).
+        // A tile cut by the output's edge goes to `staged` first and
+        // copies out its pixels inside the output, so that both kinds of
+        // tile run the same code.
+        const bool whole = rows == kM && cols == kM;
+        float staged[kM * kM * kWinogradLanes];
+        float *base = whole ? origin + c0 : staged;
+        const int64_t row_stride =
+            whole ? run.out_w * run.out_stride : kM * kWinogradLanes;
+        const int64_t pixel_stride = whole ? run.out_stride : kWinogradLanes;
         WinogradSandwichBy<WinogradAt<kM>, kM, kT>(
             [&](int r, int c, WinogradVec *x) {
               LoadLanes(src + (r * kT + c) * xi_stride, x);
             },
             [&](int r, int c, const WinogradVec &v) {
-              StoreLanes(origin + (r * run.out_w + c) * run.out_stride + c0,
-                         v + b);
+              StoreLanes(base + r * row_stride + c * pixel_stride, v + b);
             });
+        if (!whole) {
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t c = 0; c < cols; ++c) {
+              std::memcpy(origin + (r * run.out_w + c) * run.out_stride + c0,
+                          staged + (r * kM + c) * kWinogradLanes,
+                          kWinogradLanes * sizeof(float));
+            }
+          }
+        }
         continue;
       }
+      // A channel tail, through a copy of its lanes.
       WinogradVec products[kT * kT];
-      if (lanes == kWinogradLanes) {
-        for (int xi = 0; xi < kT * kT; ++xi) {
-          LoadLanes(src + xi * xi_stride, &products[xi]);
-        }
-      } else {
-        for (int xi = 0; xi < kT * kT; ++xi) {
-          std::memcpy(lane_values, src + xi * xi_stride, lanes * sizeof(float));
-          LoadLanes(lane_values, &products[xi]);
-        }
+      for (int xi = 0; xi < kT * kT; ++xi) {
+        std::memcpy(lane_values, src + xi * xi_stride, lanes * sizeof(float));
+        LoadLanes(lane_values, &products[xi]);
       }
       WinogradVec y[kM * kM];
       WinogradSandwich<WinogradAt<kM>, kM, kT>(products, y);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < cols; ++c) {
           float *dst = origin + (r * run.out_w + c) * run.out_stride + c0;
-          const WinogradVec value = y[r * kM + c] + b;
-          if (lanes == kWinogradLanes) {
-            StoreLanes(dst, value);
-          } else {
-            StoreLanes(lane_values, value);
-            std::memcpy(dst, lane_values, lanes * sizeof(float));
-          }
+          StoreLanes(lane_values, y[r * kM + c] + b);
+          std::memcpy(dst, lane_values, lanes * sizeof(float));
         }
       }
     }
