@@ -269,9 +269,8 @@ struct WinogradTerms {
 // acc (started: holding a value) plus the terms k.. of row kRow that
 // kPart takes; source k is sum[k] (a pair's sum) or dif[k] (its
 // difference) or what in(k, &x) loads.
-template <typename Terms, typename Coef, int kRow, int kK,
-          typename Terms::Part kPart, int k = 0, bool kStarted = false,
-          typename In>
+template <typename Terms, int kRow, int kK, typename Terms::Part kPart,
+          int k = 0, bool kStarted = false, typename In>
 inline __attribute__((always_inline)) void WinogradSum(
     const In &in, const WinogradVec *sum, const WinogradVec *dif,
     WinogradVec *acc) {
@@ -303,7 +302,7 @@ inline __attribute__((always_inline)) void WinogradSum(
         *acc += static_cast<float>(kC) * x;
       }
     }
-    WinogradSum<Terms, Coef, kRow, kK, kPart, k + 1, kStarted || kTaken>(
+    WinogradSum<Terms, kRow, kK, kPart, k + 1, kStarted || kTaken>(
         in, sum, dif, acc);
   } else if constexpr (!kStarted) {
     *acc = WinogradVec{};
@@ -335,14 +334,13 @@ inline __attribute__((always_inline)) void WinogradApply(const In &in,
     constexpr int kRow = decltype(i)::value;
     if constexpr (Terms::RowPairStart(kRow)) {
       WinogradVec same, flipped;
-      WinogradSum<Terms, Coef, kRow, kK, Terms::kSame>(in, sum, dif, &same);
-      WinogradSum<Terms, Coef, kRow, kK, Terms::kFlipped>(in, sum, dif,
-                                                          &flipped);
+      WinogradSum<Terms, kRow, kK, Terms::kSame>(in, sum, dif, &same);
+      WinogradSum<Terms, kRow, kK, Terms::kFlipped>(in, sum, dif, &flipped);
       out(kRow, same + flipped);
       out(kRow + 1, same - flipped);
     } else if constexpr (!Terms::RowPairSecond(kRow)) {
       WinogradVec value;
-      WinogradSum<Terms, Coef, kRow, kK, Terms::kAll>(in, sum, dif, &value);
+      WinogradSum<Terms, kRow, kK, Terms::kAll>(in, sum, dif, &value);
       out(kRow, value);
     }
   });
@@ -434,24 +432,26 @@ void WinogradFilterTransform(const float *filter, int64_t in_c, int oc_count,
   }
 }
 
-// Copies the kT x kT pixels of an edge tile's kWinogradLanes channels
-// from c0 into staged[r][c][lane], zeros where a pixel lies outside the
-// image.
+// Copies the kT x kT pixels of a tile's `lanes` (<= kWinogradLanes)
+// channels from c0 into staged[r][c][lane], zeros where a pixel lies
+// outside the image and in the lanes past `lanes`.
 template <int kT>
-inline void StageEdgeTile(const WinogradTileRun &run, const float *image,
-                          int64_t ih0, int64_t iw0, int64_t c0,
-                          float *staged) {
+inline void StageTile(const WinogradTileRun &run, const float *image,
+                      int64_t ih0, int64_t iw0, int64_t c0, int64_t lanes,
+                      float *staged) {
   for (int r = 0; r < kT; ++r) {
     const int64_t ih = ih0 + r;
     for (int c = 0; c < kT; ++c) {
       const int64_t iw = iw0 + c;
       float *pixel = staged + (r * kT + c) * kWinogradLanes;
+      int64_t copied = 0;
       if (ih >= 0 && ih < run.in_h && iw >= 0 && iw < run.in_w) {
         std::memcpy(pixel, image + (ih * run.in_w + iw) * run.in_c + c0,
-                    kWinogradLanes * sizeof(float));
-      } else {
-        std::memset(pixel, 0, kWinogradLanes * sizeof(float));
+                    lanes * sizeof(float));
+        copied = lanes;
       }
+      std::memset(pixel + copied, 0,
+                  (kWinogradLanes - copied) * sizeof(float));
     }
   }
 }
@@ -481,7 +481,7 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
         int64_t pixel_stride = run.in_c;
         float staged[kT * kT * kWinogradLanes];
         if (!interior) {
-          StageEdgeTile<kT>(run, image, ih0, iw0, c0, staged);
+          StageTile<kT>(run, image, ih0, iw0, c0, kWinogradLanes, staged);
           base = staged;
           row_stride = kT * kWinogradLanes;
           pixel_stride = kWinogradLanes;
@@ -497,19 +497,11 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
         continue;
       }
       // A channel tail: zeros outside the image and past the channels.
+      float staged[kT * kT * kWinogradLanes];
+      StageTile<kT>(run, image, ih0, iw0, c0, lanes, staged);
       WinogradVec d[kT * kT];
-      float padded[kWinogradLanes];
-      for (int r = 0; r < kT; ++r) {
-        const int64_t ih = ih0 + r;
-        for (int c = 0; c < kT; ++c) {
-          const int64_t iw = iw0 + c;
-          std::memset(padded, 0, sizeof(padded));
-          if (ih >= 0 && ih < run.in_h && iw >= 0 && iw < run.in_w) {
-            std::memcpy(padded, image + (ih * run.in_w + iw) * run.in_c + c0,
-                        lanes * sizeof(float));
-          }
-          LoadLanes(padded, &d[r * kT + c]);
-        }
+      for (int xi = 0; xi < kT * kT; ++xi) {
+        LoadLanes(staged + xi * kWinogradLanes, &d[xi]);
       }
       WinogradVec transformed[kT * kT];
       WinogradSandwich<WinogradBt<kM>, kT, kT>(d, transformed);
