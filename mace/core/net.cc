@@ -52,6 +52,19 @@ bool AppendRangesTaken(const Operation &op, OpContext *context,
   return true;
 }
 
+// The input whose buffer `memory` lets output 0 take over, or -1.
+int ReusableInput(const OpContext &context, OutputMemory memory) {
+  if (context.num_inputs() == 0) return -1;
+  switch (memory) {
+    case OutputMemory::kMayReuseInput0:
+      return 0;
+    case OutputMemory::kMayReuseLastInput:
+      return context.num_inputs() - 1;
+    default:
+      return -1;
+  }
+}
+
 }  // namespace
 
 MaceStatus Net::Init(NetDef net, const unsigned char *weights,
@@ -356,9 +369,21 @@ void Net::PlanBuffers() {
     members.emplace_back();
     return static_cast<int>(requests.size()) - 1;
   };
-  auto can_overwrite = [&](const Tensor *input, int step) {
-    auto it = buffer_of.find(input);
+  // Whether step's output 0 may take over the buffer of its input
+  // `reused`: no tensor of that buffer is read after the step or handed to
+  // the caller, and no other input of the step is in it (conv(x) + x must
+  // not write over x while reading it).
+  auto can_overwrite = [&](int step, int reused) {
+    const OpContext &context = *steps_[step].context;
+    auto it = buffer_of.find(&context.input(reused));
     if (it == buffer_of.end()) return false;
+    for (int j = 0; j < context.num_inputs(); ++j) {
+      auto other = buffer_of.find(&context.input(j));
+      if (j != reused && other != buffer_of.end() &&
+          other->second == it->second) {
+        return false;
+      }
+    }
     for (const Tensor *member : members[it->second]) {
       if (graph_outputs.count(member)) return false;
       auto use = last_use.find(member);
@@ -374,6 +399,7 @@ void Net::PlanBuffers() {
       Tensor *output = context->output(j);
       const Tensor *input0 =
           context->num_inputs() > 0 ? &context->input(0) : nullptr;
+      const int reused = j == 0 ? ReusableInput(*context, memory) : -1;
       int buffer = -1;
       int64_t offset = 0;
       auto in_place = written_in_place_.find(output);
@@ -392,11 +418,10 @@ void Net::PlanBuffers() {
         auto it = buffer_of.find(input0);
         if (it == buffer_of.end()) continue;  // rebound from input at Run
         buffer = it->second;
-      } else if (j == 0 && input0 != nullptr &&
-                 memory == OutputMemory::kMayReuseInput0 &&
-                 input0->bytes() == output->bytes() &&
-                 can_overwrite(input0, i)) {
-        buffer = buffer_of.at(input0);
+      } else if (reused >= 0 &&
+                 context->input(reused).bytes() == output->bytes() &&
+                 can_overwrite(i, reused)) {
+        buffer = buffer_of.at(&context->input(reused));
       } else {
         buffer = new_buffer(output->bytes(), i);
       }

