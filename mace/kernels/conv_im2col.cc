@@ -17,15 +17,25 @@ constexpr int64_t kTileBytes = 128 * 1024;
 constexpr int64_t kMinTileRows = 64;
 constexpr int64_t kMaxTileRows = 512;
 
-// Window rows read in place (RunWindowRows): each output row multiplies the
-// whole filter, so only filters that stay in L2 qualify (an im2col tile
-// shares one pass over the filter among up to 512 pixels); and at most
-// this many window rows.
-constexpr int64_t kMaxWindowRowsFilterBytes = 512 * 1024;
-// Nor narrow outputs: each row streams the whole filter, which an im2col
-// tile shares among 64 pixels or more (Inception's 1x7 on 17x17 ran 9-16%
-// slower by rows).
-constexpr int64_t kMinWindowRowsPixels = 48;
+// RunWindowRows' bands: output rows that share one pass over each panel of
+// the filter, about an im2col tile's pixels (tile_rows_: the tiles' L2
+// budget and their split among threads; each band streams the whole
+// filter) and at most kMaxBandRows rows. Rows of kWideRowPixels or more go
+// one at a time, as they did before bands (RGB stems). Before bands,
+// outputs under 48 pixels wide (Inception's 17x17 and 35x35) and filters
+// over 512 KiB gathered im2col tiles instead; the gather cost those layers
+// 7-12% of their time (op benchmarks with it skipped). Bands of a fixed 64
+// pixels ran ResNet-50's 1x1 stride-2 layer to 28x28 1.11x the time of
+// the gathered tiles of 128 pixels (K = 256): its 512 KiB filter streamed
+// half as often again.
+constexpr int64_t kWideRowPixels = 64;
+// Rows go in place unless cutting them row by row costs the micro-kernels
+// more than this percentage of the gathered tiles' calls (SgemmRowsCost):
+// a 7-pixel row is a 6- and a 1-row call, and ResNet-50's stride-2 3x3 on
+// 14x14 to 7x7 ran 1.35x the time by rows (costed 1.4x), its 28x28 to
+// 14x14 1.11x (costed 1.13x), where rows of 17 and 35 pixels (costed
+// 1.0x) ran 0.90x.
+constexpr int64_t kWindowRowsMaxCostPercent = 105;
 // Copies n floats. Runs of a few channels (an RGB stem's window rows are 9
 // or 21 floats) go as fixed-size moves the compiler inlines: a memcpy call
 // per run cost as much as the gathering itself there. No loop either: GCC
@@ -86,6 +96,7 @@ bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
   tile_rows_ = ThreadBlockRows(
       geo_.batch * geo_.out_h * geo_.out_w, Im2colTileRows(k_, mr), mr, slots_,
       packed_[0].size() * static_cast<int64_t>(sizeof(float)));
+  by_window_rows_ = WindowRowsPay();
   return true;
 }
 
@@ -168,13 +179,38 @@ std::pair<int64_t, int64_t> Im2colConv::InteriorColumns() const {
   return {ow_lo, ow_hi};
 }
 
-bool Im2colConv::ReadsWindowRowsInPlace() const {
-  const int64_t filter_bytes =
-      k_ * geo_.out_c * static_cast<int64_t>(sizeof(float));
-  return !ReadsInputInPlace() && geo_.groups == 1 && geo_.dilation_w == 1 &&
-         geo_.kernel_h <= kMaxWindowRows &&
-         filter_bytes <= kMaxWindowRowsFilterBytes &&
-         geo_.out_w >= kMinWindowRowsPixels;
+bool Im2colConv::ReadsWindowRowsInPlace() const { return by_window_rows_; }
+
+bool Im2colConv::WindowRowsPay() const {
+  if (ReadsInputInPlace() || geo_.groups != 1 || geo_.dilation_w != 1 ||
+      geo_.kernel_h > kMaxWindowRows) {
+    return false;
+  }
+  // A strided 1x1 gathers one run of in_c a pixel, cheap next to its
+  // out_c multiply-adds a value; read in place by bands, ResNet-50's
+  // stride-2 1x1 layers (rows of 28 and 14 pixels) ran 1.05x the time.
+  if (geo_.kernel_h * geo_.kernel_w == 1 && geo_.out_w < kWideRowPixels) {
+    return false;
+  }
+  const SgemmIsa isa = packed_[0].isa;
+  const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;
+  const int64_t full_tiles = pixels / tile_rows_;
+  const int64_t gathered =
+      full_tiles * SgemmRowsCost(tile_rows_, isa) +
+      SgemmRowsCost(pixels - full_tiles * tile_rows_, isa);
+  const WindowRowSplit split = SplitWindowRow();
+  const int64_t by_rows =
+      geo_.batch * geo_.out_h *
+      (SgemmRowsCost(split.left_end, isa) +
+       SgemmRowsCost(split.right_begin - split.left_end, isa) +
+       SgemmRowsCost(geo_.out_w - split.right_begin, isa));
+  return by_rows * 100 <= gathered * kWindowRowsMaxCostPercent;
+}
+
+int64_t Im2colConv::BandRows() const {
+  if (geo_.out_w >= kWideRowPixels) return 1;
+  const int64_t rows = (tile_rows_ + geo_.out_w - 1) / geo_.out_w;
+  return std::clamp<int64_t>(rows, 1, kMaxBandRows);
 }
 
 Im2colConv::WindowRowSplit Im2colConv::SplitWindowRow() const {
@@ -196,11 +232,41 @@ int64_t Im2colConv::PaddedBlockColumns(int64_t pixels) const {
   return pixels > 0 ? (pixels - 1) * geo_.stride_w + geo_.kernel_w : 0;
 }
 
+int64_t Im2colConv::PaddedEdgeFloats(int64_t pixels) const {
+  return geo_.kernel_h * PaddedBlockColumns(pixels) * geo_.in_c;
+}
+
 int64_t Im2colConv::WindowRowsScratchFloats() const {
   const WindowRowSplit split = SplitWindowRow();
-  const int64_t widest =
-      std::max(split.left_end, geo_.out_w - split.right_begin);
-  return geo_.kernel_h * PaddedBlockColumns(widest) * geo_.in_c;
+  return BandRows() * (PaddedEdgeFloats(split.left_end) +
+                       PaddedEdgeFloats(geo_.out_w - split.right_begin));
+}
+
+void Im2colConv::CopyPaddedWindowRows(const float *const *in_rows,
+                                      int64_t first, int64_t last, float *dst,
+                                      bool copy, const float **runs) const {
+  const ConvGeometry &g = geo_;
+  const int64_t columns = PaddedBlockColumns(last - first);
+  const int64_t iw0 = first * g.stride_w - g.pad_left;
+  const int64_t copy_begin = std::clamp<int64_t>(-iw0, 0, columns);
+  const int64_t copy_end =
+      std::clamp<int64_t>(g.in_w - iw0, copy_begin, columns);
+  for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+    if (in_rows[kh] == nullptr) {
+      runs[kh] = nullptr;
+      continue;
+    }
+    float *row = dst + kh * columns * g.in_c;
+    runs[kh] = row;
+    if (!copy) continue;
+    std::fill(row, row + copy_begin * g.in_c, 0.0f);
+    if (copy_end > copy_begin) {
+      std::memcpy(row + copy_begin * g.in_c,
+                  in_rows[kh] + (iw0 + copy_begin) * g.in_c,
+                  (copy_end - copy_begin) * g.in_c * sizeof(float));
+    }
+    std::fill(row + copy_end * g.in_c, row + columns * g.in_c, 0.0f);
+  }
 }
 
 void Im2colConv::RunWindowRows(const float *input, const float *bias,
@@ -210,86 +276,90 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
                                const SgemmEpilogue *epilogue) const {
   const ConvGeometry &g = geo_;
   const int64_t out_rows = g.batch * g.out_h;
-  const ConvTaskGrid grid =
-      PlanConvTasks(pool, slots_, g.out_c, packed_[0].nr, out_rows);
+  const int64_t band_rows = BandRows();
+  const int64_t bands = (out_rows + band_rows - 1) / band_rows;
+  const int64_t nr = packed_[0].nr;
+  const ConvTaskGrid grid = PlanConvTasks(pool, slots_, g.out_c, nr, bands);
   const int64_t col_block = grid.col_block;
   const int64_t col_blocks = grid.col_blocks;
   const WindowRowSplit split = SplitWindowRow();
+  const int64_t left_floats = PaddedEdgeFloats(split.left_end);
+  const int64_t row_floats =
+      left_floats + PaddedEdgeFloats(g.out_w - split.right_begin);
   const int64_t slot_floats = WindowRowsScratchFloats();
   const int64_t lda = g.stride_w * g.in_c;
   const int kernel_h = static_cast<int>(g.kernel_h);
 
+  // `held`: the band whose edge pixels' padded window rows the slot holds.
   ForEachSlotRange(
-      pool, grid.slots, out_rows * col_blocks,
-      [&](int slot, int64_t & /*held*/, int64_t begin, int64_t end) {
+      pool, grid.slots, bands * col_blocks,
+      [&](int slot, int64_t &held, int64_t begin, int64_t end) {
         float *padded = scratch + slot * slot_floats;
         for (int64_t task = begin; task < end; ++task) {
-          const int64_t row = task / col_blocks;
-          const int64_t n = row / g.out_h;
-          const int64_t oh = row % g.out_h;
+          const int64_t band = task / col_blocks;
+          const int64_t row0 = band * band_rows;
+          const int64_t rows = std::min(band_rows, out_rows - row0);
           const int64_t col0 = task % col_blocks * col_block;
           const int64_t col1 = std::min(col0 + col_block, g.out_c);
-          const int64_t pixel0 = row * g.out_w;
-          // The input row of each window row, null where it is padding.
-          const float *in_rows[kMaxWindowRows];
-          for (int kh = 0; kh < kernel_h; ++kh) {
-            const int64_t ih = oh * g.stride_h - g.pad_top + kh * g.dilation_h;
-            in_rows[kh] = ih >= 0 && ih < g.in_h
-                              ? input + (n * g.in_h + ih) * g.in_w * g.in_c
-                              : nullptr;
-          }
-          // Pixels [first, last) of the row as one GEMM whose A is
-          // kernel_h runs, each a window row of the first pixel.
-          auto multiply = [&](int64_t first, int64_t last,
-                              const float *const *runs) {
-            if (first >= last) return;
-            const int64_t at = (pixel0 + first) * out_stride;
-            SgemmColumnsInRuns(last - first, col0, col1,
-                               SgemmARuns{runs, kernel_h, g.kernel_w * g.in_c},
-                               lda, packed_[0], bias, clamp,
-                               addend != nullptr ? addend + at : nullptr,
-                               output + at, out_stride, epilogue);
-          };
-          // The edge pixels read past the input's width: their window rows
-          // are copied with the padding's zeros, together with interior
-          // pixels up to whole micro-kernel tiles (a tile of one edge pixel
-          // costs nearly as much as a full one).
-          auto multiply_padded = [&](int64_t first, int64_t last) {
-            if (first >= last) return;
-            const int64_t columns = PaddedBlockColumns(last - first);
-            const int64_t iw0 = first * g.stride_w - g.pad_left;
-            const int64_t copy_begin = std::clamp<int64_t>(-iw0, 0, columns);
-            const int64_t copy_end =
-                std::clamp<int64_t>(g.in_w - iw0, copy_begin, columns);
-            const float *runs[kMaxWindowRows];
+          // Each row's pixels in up to three segments: the edges read a
+          // padded copy of their window rows (a tile of one edge pixel
+          // costs nearly as much as a full one, so the copies cover whole
+          // micro-kernel tiles), the pixels between read the input.
+          WindowSegment segments[kMaxBandRows * 3];
+          int count = 0;
+          for (int64_t r = 0; r < rows; ++r) {
+            const int64_t row = row0 + r;
+            const int64_t n = row / g.out_h;
+            const int64_t oh = row % g.out_h;
+            // The input row of each window row, null where it is padding.
+            const float *in_rows[kMaxWindowRows];
             for (int kh = 0; kh < kernel_h; ++kh) {
-              if (in_rows[kh] == nullptr) {
-                runs[kh] = nullptr;
-                continue;
-              }
-              float *dst = padded + kh * columns * g.in_c;
-              std::fill(dst, dst + copy_begin * g.in_c, 0.0f);
-              if (copy_end > copy_begin) {
-                std::memcpy(dst + copy_begin * g.in_c,
-                            in_rows[kh] + (iw0 + copy_begin) * g.in_c,
-                            (copy_end - copy_begin) * g.in_c * sizeof(float));
-              }
-              std::fill(dst + copy_end * g.in_c, dst + columns * g.in_c, 0.0f);
-              runs[kh] = dst;
+              const int64_t ih =
+                  oh * g.stride_h - g.pad_top + kh * g.dilation_h;
+              in_rows[kh] = ih >= 0 && ih < g.in_h
+                                ? input + (n * g.in_h + ih) * g.in_w * g.in_c
+                                : nullptr;
             }
-            multiply(first, last, runs);
-          };
-          multiply_padded(0, split.left_end);
-          if (split.right_begin > split.left_end) {
-            const float *runs[kMaxWindowRows];
-            const int64_t iw0 = split.left_end * g.stride_w - g.pad_left;
-            for (int kh = 0; kh < kernel_h; ++kh) {
-              runs[kh] =
-                  in_rows[kh] != nullptr ? in_rows[kh] + iw0 * g.in_c : nullptr;
+            float *row_padded = padded + r * row_floats;
+            auto add_padded = [&](int64_t first, int64_t last, float *dst) {
+              if (first >= last) return;
+              WindowSegment &s = segments[count++];
+              s = WindowSegment{row * g.out_w + first, last - first, {}};
+              // The slot holds the copy already when it ran this band for
+              // another column block.
+              CopyPaddedWindowRows(in_rows, first, last, dst, held != band,
+                                   s.runs);
+            };
+            add_padded(0, split.left_end, row_padded);
+            if (split.right_begin > split.left_end) {
+              WindowSegment &s = segments[count++];
+              s = WindowSegment{row * g.out_w + split.left_end,
+                                split.right_begin - split.left_end, {}};
+              const int64_t iw0 = split.left_end * g.stride_w - g.pad_left;
+              for (int kh = 0; kh < kernel_h; ++kh) {
+                s.runs[kh] = in_rows[kh] != nullptr
+                                 ? in_rows[kh] + iw0 * g.in_c
+                                 : nullptr;
+              }
             }
-            multiply(split.left_end, split.right_begin, runs);
+            add_padded(split.right_begin, g.out_w, row_padded + left_floats);
           }
-          multiply_padded(split.right_begin, g.out_w);
+          held = band;
+          // Each panel of the filter goes down the whole band while it
+          // stays in L1 / L2.
+          for (int64_t p0 = col0; p0 < col1; p0 += nr) {
+            const int64_t p1 = std::min(p0 + nr, col1);
+            for (int i = 0; i < count; ++i) {
+              const WindowSegment &s = segments[i];
+              const int64_t at = s.pixel0 * out_stride;
+              SgemmColumnsInRuns(
+                  s.pixels, p0, p1,
+                  SgemmARuns{s.runs, kernel_h, g.kernel_w * g.in_c}, lda,
+                  packed_[0], bias, clamp,
+                  addend != nullptr ? addend + at : nullptr, output + at,
+                  out_stride, epilogue);
+            }
+          }
         }
       });
 }

@@ -9,11 +9,13 @@
 // and multiplied by that group's packed [K, Cout/group] filter. The tile is
 // sized to stay in L2, so scratch is threads x tile_rows x K floats however
 // large the image. A 1x1, stride-1, unpadded convolution reads the input in
-// place (no scratch); one whose filter stays in L2 and whose output rows
-// are wide (an RGB stem, a 3x3 on few channels, a strided 1x1) goes by
-// output rows: window rows read in place wherever the window lies inside
+// place (no scratch). One group with unit dilation along the width goes by
+// bands of output rows instead, unless its rows are too narrow for whole
+// micro-kernel tiles (SgemmRowsCost) or it is a strided 1x1 on narrow rows:
+// each row's window rows are read in place wherever the window lies inside
 // the input's width, and copied with the padding's zeros for the edge
-// pixels, rounded to whole micro-kernel tiles.
+// pixels, rounded to whole micro-kernel tiles; each panel of the filter
+// goes down the whole band, about an im2col tile's pixels.
 
 #ifndef MACE_KERNELS_CONV_IM2COL_H_
 #define MACE_KERNELS_CONV_IM2COL_H_
@@ -82,14 +84,22 @@ class Im2colConv {
  private:
   // Kernel heights up to this read their window rows in place.
   static constexpr int64_t kMaxWindowRows = 16;
+  // Output rows per RunWindowRows band, at most.
+  static constexpr int64_t kMaxBandRows = 16;
 
   void GatherRows(const float *input, int64_t group, int64_t pixel0,
                   int64_t rows, float *a) const;
   bool ReadsInputInPlace() const;
-  // Whether Run goes by output rows (RunWindowRows) instead of gathering
-  // im2col tiles: one group, unit dilation along the width, a filter small
-  // enough to stay in L2.
+  // Whether Run goes by bands of output rows (RunWindowRows) instead of
+  // gathering im2col tiles (WindowRowsPay, decided at Init).
   bool ReadsWindowRowsInPlace() const;
+  // Whether it may (one group, unit dilation along the width, at most
+  // kMaxWindowRows window rows) and row-by-row micro-kernel calls cost
+  // about what the gathered tiles' do (SgemmRowsCost).
+  bool WindowRowsPay() const;
+  // Output rows per band: about an im2col tile's pixels, one row when
+  // rows are wide (conv_im2col.cc).
+  int64_t BandRows() const;
   // Output columns [first, last) whose window lies inside the input's
   // width (unit dilation along it).
   std::pair<int64_t, int64_t> InteriorColumns() const;
@@ -104,12 +114,29 @@ class Im2colConv {
   WindowRowSplit SplitWindowRow() const;
   // Input columns the window rows of `pixels` neighbouring pixels span.
   int64_t PaddedBlockColumns(int64_t pixels) const;
-  // Each slot's scratch in RunWindowRows: the padded window rows of the
-  // wider edge block.
+  // Floats of the padded window rows of `pixels` neighbouring pixels.
+  int64_t PaddedEdgeFloats(int64_t pixels) const;
+  // Each slot's scratch in RunWindowRows: the padded window rows of both
+  // edges of every row of a band.
   int64_t WindowRowsScratchFloats() const;
-  // Run by output rows: each row's pixels multiply the filter with A given
-  // as one run per window row (SgemmARuns), read in place between the
-  // edges and from a zero-padded copy at them.
+  // Points runs[kh] at window row kh of output pixels [first, last) of the
+  // output row whose input rows are in_rows (null: padding), laid out in
+  // `dst` with the padding's zeros; copies them there when `copy` (not
+  // when the scratch holds them already). A window row in the padding
+  // gets a null run.
+  void CopyPaddedWindowRows(const float *const *in_rows, int64_t first,
+                            int64_t last, float *dst, bool copy,
+                            const float **runs) const;
+  // Pixels of one output row that RunWindowRows multiplies as one GEMM:
+  // A is one run per window row (SgemmARuns), lda = stride_w * in_c apart.
+  struct WindowSegment {
+    int64_t pixel0;  // the first pixel, counted over the batch's outputs
+    int64_t pixels;
+    const float *runs[kMaxWindowRows];
+  };
+  // Run by bands of output rows: each row's pixels multiply the filter
+  // with A read in place between the edges and from a zero-padded copy at
+  // them; each filter panel goes down the whole band.
   void RunWindowRows(const float *input, const float *bias, const float *clamp,
                      const float *addend, float *output, int64_t out_stride,
                      float *scratch, ThreadPool *pool,
@@ -119,6 +146,7 @@ class Im2colConv {
   int64_t k_ = 0;          // GEMM depth: kernel_h * kernel_w * in_c / groups
   int64_t tile_rows_ = 0;  // output pixels per im2col tile
   int slots_ = 1;
+  bool by_window_rows_ = false;
   std::vector<PackedMatrixB> packed_;  // one per group
   AlignedArray<float> storage_;        // the values of every packed_
 };

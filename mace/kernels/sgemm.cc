@@ -180,6 +180,22 @@ void SgemmClamped(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   SgemmImpl(m, n, k, a, lda, b, bias, clamp, nullptr, c, ldc, pool, nullptr);
 }
 
+int64_t SgemmRowsCost(int64_t m, SgemmIsa isa) {
+  const int64_t mr = BuiltUkernelsOrGeneric(isa).mr;
+  const int64_t block_rows = mr * kRowTiles;
+  const int64_t latency_rows = std::max<int64_t>(1, 2 * mr / 3);
+  int64_t cost = 0;
+  for (int64_t row0 = 0; row0 < m; row0 += block_rows) {
+    const int64_t end = std::min(m, row0 + block_rows);
+    for (int64_t i = row0; i < end;) {
+      const int64_t rows = TileHeight(end - i, mr);
+      cost += std::max(rows, latency_rows);
+      i += rows;
+    }
+  }
+  return cost;
+}
+
 int SgemmPanelWidth(SgemmIsa isa) { return BuiltUkernelsOrGeneric(isa).nr; }
 
 int SgemmTileRows(SgemmIsa isa) { return BuiltUkernelsOrGeneric(isa).mr; }

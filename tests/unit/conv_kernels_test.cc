@@ -236,11 +236,24 @@ std::vector<Case> Im2colCases() {
   cases.push_back({3, 1, 1, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1});     // size 1
   // An RGB stem's shape with 16 outputs: one half-width panel, stored whole.
   cases.push_back({2, 9, 11, 3, 16, 3, 3, 2, 1, 1, 1, 1, 1});
-  // Tiles of 88 rows (K = 360) that start inside an image and cross into
-  // the next: the gathering's running pixel coordinates.
-  cases.push_back({2, 23, 29, 40, 48, 3, 3, 2, 1, 1, 1, 1, 1});
-  // Window rows read in place (48+ interior pixels a row, small filter):
-  // an RGB stem, stride 2, 16 outputs;
+  // Gathered tiles (dilated along the width) of 90 rows (K = 360) that
+  // start inside an image and cross into the next: the gathering's running
+  // pixel coordinates.
+  cases.push_back({2, 23, 29, 40, 48, 3, 3, 1, 2, 2, 2, 2, 2});
+  // Window rows read in place, in bands of rows that share each pass over
+  // a filter panel: bands of 8 rows crossing from one image into the next,
+  // padded edges on both sides, five panels (the last an edge) in column
+  // blocks that reuse a slot's padded copies;
+  cases.push_back({3, 7, 9, 20, 70, 3, 3, 1, 1, 1, 1, 1, 1});
+  // bands of kMaxBandRows rows of 4 pixels;
+  cases.push_back({1, 100, 4, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1});
+  // Inception's 7x1 on 17x17, and strided 3x3s padded on the right only
+  // (ResNet-50's stride-2 layers, SAME): rows of 28 pixels by bands, rows
+  // of 7, too narrow for whole micro-kernel tiles, gathered;
+  cases.push_back({1, 17, 17, 24, 40, 7, 1, 1, 1, 3, 0, 3, 0});
+  cases.push_back({1, 8, 56, 24, 20, 3, 3, 2, 1, 0, 0, 1, 1});
+  cases.push_back({1, 14, 14, 24, 20, 3, 3, 2, 1, 0, 0, 1, 1});
+  // one row of 64 pixels or more a band: an RGB stem, stride 2, 16 outputs;
   cases.push_back({1, 4, 110, 3, 16, 3, 3, 2, 1, 1, 1, 1, 1});
   // a 7x7/2 stem of 70 outputs (a full panel, a half one, an edge), batch 2;
   cases.push_back({2, 5, 110, 3, 70, 7, 7, 2, 1, 3, 3, 3, 3});

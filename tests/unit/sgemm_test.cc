@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -408,6 +409,31 @@ TEST(SgemmTest, PointwiseConvAndFullyConnectedMatchFloat64UnderEveryIsa) {
     }
   }
   SetSgemmIsaForTesting(before);
+}
+
+// SgemmRowsCost counts the micro-kernel calls Sgemm makes down m rows,
+// each charged at least the rows that hide the FMA latency (2 mr / 3):
+// whole tiles cost their rows, a short tail costs a latency-bound call.
+TEST(SgemmTest, RowsCostChargesShortCallsAsLatencyBound) {
+  for (SgemmIsa isa : {SgemmIsa::kGeneric, SgemmIsa::kAvx2, SgemmIsa::kAvx512,
+                       SgemmIsa::kNeon}) {
+    const int64_t mr = SgemmTileRows(isa);
+    const int64_t latency_rows = 2 * mr / 3;
+    SCOPED_TRACE(SgemmIsaName(isa));
+    EXPECT_EQ(SgemmRowsCost(0, isa), 0);
+    EXPECT_EQ(SgemmRowsCost(1, isa), latency_rows);
+    EXPECT_EQ(SgemmRowsCost(mr, isa), mr);
+    EXPECT_EQ(SgemmRowsCost(10 * mr, isa), 10 * mr);
+    // mr + 1 rows go as two calls of about half each.
+    const int64_t first = (mr + 2) / 2;
+    EXPECT_EQ(SgemmRowsCost(mr + 1, isa),
+              std::max(first, latency_rows) +
+                  std::max(mr + 1 - first, latency_rows));
+    // More rows never cost less.
+    for (int64_t m = 1; m < 4 * mr; ++m) {
+      EXPECT_LE(SgemmRowsCost(m, isa), SgemmRowsCost(m + 1, isa)) << m;
+    }
+  }
 }
 
 }  // namespace
