@@ -58,7 +58,8 @@ expect 0 'prob +\[1,10\] +1\.000000 +inf +inf +1\.0000 +PASS' \
   --validate-outputs "prob=$TMP/out1/prob.npy"
 
 # --benchmark prints MACE's eight sections, with non-zero GMACPS for the
-# convolutions in the per-op table.
+# convolutions in the per-op table (after Start, First, Avg, Min, % and
+# cdf%), and each op's Min no larger than its Avg.
 out="$("$MACE" run --model "$PB" --data "$DATA" --round 3 --benchmark 2>&1)" ||
   fail "--benchmark failed:\n$out"
 for section in "Warm Up" "Run without statistics" "Run with statistics" \
@@ -66,9 +67,13 @@ for section in "Warm Up" "Run without statistics" "Run with statistics" \
     "Stat by MACs" "Summary of Ops' Stat"; do
   grep -q "$section" <<<"$out" || fail "--benchmark lacks '$section':\n$out"
 done
-grep -Eq '^\| +Conv2D \|([^|]*\|){5} +[0-9]*[1-9][0-9]*\.[0-9]+ \|' <<<"$out" ||
-  grep -Eq '^\| +Conv2D \|([^|]*\|){5} +0\.[0-9]*[1-9][0-9]* \|' <<<"$out" ||
+grep -Eq '^\| +Conv2D \|([^|]*\|){6} +[0-9]*[1-9][0-9]*\.[0-9]+ \|' <<<"$out" ||
+  grep -Eq '^\| +Conv2D \|([^|]*\|){6} +0\.[0-9]*[1-9][0-9]* \|' <<<"$out" ||
   fail "--benchmark shows no non-zero GMACPS for Conv2D:\n$out"
+awk -F'|' '/Sort by Run Order/ { on = 1 } /Sort by Computation/ { on = 0 }
+    on && $2 ~ /Conv2D/ { rows++; if ($6 + 0 > $5 + 0) bad = 1 }
+    END { exit !(rows > 0 && !bad) }' <<<"$out" ||
+  fail "--benchmark per-op Min(ms) missing or above Avg(ms):\n$out"
 CHECKS=$((CHECKS + 1))
 
 # MACE's underscore spellings.
