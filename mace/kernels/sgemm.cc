@@ -66,7 +66,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
   float edge_bias[kSgemmMaxNr];
   const int64_t panel_bytes = k * nr * static_cast<int64_t>(sizeof(float));
   const int64_t prefetch_bytes = k * kSgemmPrefetchStride;
-  SgemmTileA tile_a{a.runs, a.count, a.run_k, 0, lda};
+  SgemmTileA tile_a{a, 0, lda};
   for (int64_t j = col0; j < col0 + cols; j += nr) {
     const float *panel = b.values + (j / nr) * k * nr;
     // The panel after this one, fetched ahead by the first row tiles (one

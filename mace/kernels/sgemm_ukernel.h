@@ -13,15 +13,13 @@
 namespace mace {
 namespace kernels {
 
-// A as one micro-kernel call reads it: `count` runs of run_k depth values
-// (count * run_k is the panel's k). Row r's value p of run s is
-// runs[s][offset + r * lda + p] and multiplies the panel's row
+// A as one micro-kernel call reads it: the runs of A (SgemmARuns), from
+// the tile's first row on. Row r's value p of run s is
+// runs.runs[s][offset + r * lda + p] and multiplies the panel's row
 // s * run_k + p; a null run (a convolution window's row in the padding)
 // stands for zeros and is skipped. A plain matrix is one run.
 struct SgemmTileA {
-  const float *const *runs;
-  int count;
-  int64_t run_k;
+  SgemmARuns runs;
   int64_t offset;
   int64_t lda;
 };
@@ -100,17 +98,17 @@ inline __attribute__((always_inline)) void ForEachDepthStep(
 template <int kNr, typename Step>
 inline __attribute__((always_inline)) void ForEachRunStep(
     const SgemmTileA &a, const float *b, const char *prefetch, Step &&step) {
-  for (int s = 0; s < a.count; ++s) {
-    if (a.runs[s] == nullptr) continue;
-    const float *a_run = a.runs[s] + a.offset;
-    const float *b_run = b + s * a.run_k * kNr;
-    const char *fetch =
-        prefetch != nullptr ? prefetch + s * a.run_k * kSgemmPrefetchStride
+  for (int s = 0; s < a.runs.count; ++s) {
+    if (a.runs.runs[s] == nullptr) continue;
+    const float *a_run = a.runs.runs[s] + a.offset;
+    const float *b_run = b + s * a.runs.run_k * kNr;
+    const char *fetch = prefetch != nullptr
+                            ? prefetch + s * a.runs.run_k * kSgemmPrefetchStride
                             : nullptr;
     auto run_step = [&](int64_t p) __attribute__((always_inline)) {
       step(a_run, b_run, p);
     };
-    ForEachDepthStep(a.run_k, fetch, run_step);
+    ForEachDepthStep(a.runs.run_k, fetch, run_step);
   }
 }
 
