@@ -48,6 +48,15 @@ int64_t TileHeight(int64_t left, int64_t mr) {
   return (left + 1) / 2;
 }
 
+// Rows of the next block of rows when `left` rows remain: block_rows, or
+// all that remain when that would leave fewer than mr after the block. A
+// 7x7 layer's 49 pixels went as 48 + 1, the last a one-row call per panel
+// (latency-bound: it costs about what 4 rows do on AVX2); now as one block
+// whose last 7 rows go as 4 + 3 (TileHeight).
+int64_t BlockHeight(int64_t left, int64_t block_rows, int64_t mr) {
+  return left - block_rows < mr ? left : block_rows;
+}
+
 // Computes C's block [row0, row0 + rows) x [col0, col0 + cols) (col0 a
 // multiple of nr) and hands it to the epilogue. The depth is not sliced:
 // slicing it at 256 (partial sums added through a stack tile) measured no
@@ -185,12 +194,12 @@ int64_t SgemmRowsCost(int64_t m, SgemmIsa isa) {
   const int64_t block_rows = mr * kRowTiles;
   const int64_t latency_rows = std::max<int64_t>(1, 2 * mr / 3);
   int64_t cost = 0;
-  for (int64_t row0 = 0; row0 < m; row0 += block_rows) {
-    const int64_t end = std::min(m, row0 + block_rows);
-    for (int64_t i = row0; i < end;) {
-      const int64_t rows = TileHeight(end - i, mr);
-      cost += std::max(rows, latency_rows);
-      i += rows;
+  for (int64_t row0 = 0, rows = 0; row0 < m; row0 += rows) {
+    rows = BlockHeight(m - row0, block_rows, mr);
+    for (int64_t i = row0; i < row0 + rows;) {
+      const int64_t tile = TileHeight(row0 + rows - i, mr);
+      cost += std::max(tile, latency_rows);
+      i += tile;
     }
   }
   return cost;
@@ -216,11 +225,11 @@ void SgemmColumnsInRuns(int64_t m, int64_t col_begin, int64_t col_end,
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
   const int64_t block_rows = uk.mr * kRowTiles;
   const int64_t block_cols = uk.nr * kColPanels;
-  for (int64_t row0 = 0; row0 < m; row0 += block_rows) {
+  for (int64_t row0 = 0, rows = 0; row0 < m; row0 += rows) {
+    rows = BlockHeight(m - row0, block_rows, uk.mr);
     for (int64_t col0 = col_begin; col0 < col_end; col0 += block_cols) {
       RunBlock(uk, b.n, b.k, a, lda, b, bias, clamp, addend, c, ldc, row0,
-               std::min(block_rows, m - row0), col0,
-               std::min(block_cols, col_end - col0), epilogue);
+               rows, col0, std::min(block_cols, col_end - col0), epilogue);
     }
   }
 }

@@ -429,6 +429,9 @@ TEST(SgemmTest, RowsCostChargesShortCallsAsLatencyBound) {
     EXPECT_EQ(SgemmRowsCost(mr + 1, isa),
               std::max(first, latency_rows) +
                   std::max(mr + 1 - first, latency_rows));
+    // A block of rows and one more (a 7x7 layer's 49 pixels on AVX2) is
+    // one block whose tail is evened, not a block and a one-row call.
+    EXPECT_LT(SgemmRowsCost(8 * mr + 1, isa), 8 * mr + latency_rows);
     // More rows never cost less.
     for (int64_t m = 1; m < 4 * mr; ++m) {
       EXPECT_LE(SgemmRowsCost(m, isa), SgemmRowsCost(m + 1, isa)) << m;
