@@ -141,7 +141,9 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   if (m <= 0 || n <= 0) return;
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
   const int64_t block_rows = uk.mr * kRowTiles;
-  const int64_t row_blocks = (m + block_rows - 1) / block_rows;
+  // BlockHeight's blocks: a remainder under mr rows joins the last one.
+  const int64_t row_blocks =
+      std::max<int64_t>(1, (m + block_rows - uk.mr) / block_rows);
   int64_t block_cols = uk.nr * kColPanels;
   const int threads = pool != nullptr ? pool->num_threads() : 1;
   if (threads > 1 &&
@@ -156,7 +158,7 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
       const int64_t row0 = (t / col_blocks) * block_rows;
       const int64_t col0 = (t % col_blocks) * block_cols;
       RunBlock(uk, n, k, whole_a, lda, b, bias, clamp, addend, c, ldc, row0,
-               std::min(block_rows, m - row0), col0,
+               BlockHeight(m - row0, block_rows, uk.mr), col0,
                std::min(block_cols, n - col0), epilogue);
     }
   };
@@ -228,8 +230,8 @@ void SgemmColumnsInRuns(int64_t m, int64_t col_begin, int64_t col_end,
   for (int64_t row0 = 0, rows = 0; row0 < m; row0 += rows) {
     rows = BlockHeight(m - row0, block_rows, uk.mr);
     for (int64_t col0 = col_begin; col0 < col_end; col0 += block_cols) {
-      RunBlock(uk, b.n, b.k, a, lda, b, bias, clamp, addend, c, ldc, row0,
-               rows, col0, std::min(block_cols, col_end - col0), epilogue);
+      RunBlock(uk, b.n, b.k, a, lda, b, bias, clamp, addend, c, ldc, row0, rows,
+               col0, std::min(block_cols, col_end - col0), epilogue);
     }
   }
 }
