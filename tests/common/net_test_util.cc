@@ -29,5 +29,16 @@ MaceStatus InitNetForTest(NetDef def, const std::string &weights,
       pool, &borrowed);
 }
 
+MaceStatus BoundNet::Init(NetDef def, const std::string &weights,
+                          int threads) {
+  pool_ = std::make_unique<ThreadPool>(threads, AFFINITY_NONE);
+  MACE_RETURN_IF_ERROR(pool_->Init());
+  MACE_RETURN_IF_ERROR(
+      InitNetForTest(std::move(def), weights, pool_.get(), &net_));
+  arena_.assign(net_.arena_bytes() + 1, 0);
+  net_.BindArena(arena_.data());
+  return MaceStatus::MACE_SUCCESS;
+}
+
 }  // namespace test
 }  // namespace mace

@@ -108,13 +108,10 @@ TEST_P(NetDeferredPackingTest, FoldedAndRunConvolutionsSeePackedFilters) {
   const std::vector<float> x = RandomFloats(kH * kW * kC, -1.0f, 1.0f, 12);
   std::string weights;
   NetDef def = BuildNet(filter, x, winograd, &weights);
-  ThreadPool pool(threads, AFFINITY_NONE);
-  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
-  Net net;
-  ASSERT_EQ(InitNetForTest(std::move(def), weights, &pool, &net),
+  BoundNet bound;
+  ASSERT_EQ(bound.Init(std::move(def), weights, threads),
             MaceStatus::MACE_SUCCESS);
-  std::vector<uint8_t> arena(net.arena_bytes() + 1);
-  net.BindArena(arena.data());
+  Net &net = bound.net();
   std::vector<float> input = RandomFloats(kH * kW * kC, -1.0f, 1.0f, 13);
   net.input("input")->BindData(input.data());
   ASSERT_EQ(net.Run(nullptr), MaceStatus::MACE_SUCCESS);

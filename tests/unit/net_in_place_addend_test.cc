@@ -117,13 +117,10 @@ TEST_P(NetInPlaceAddendTest, OutputTakesOverTheAddendOnlyWhereSafe) {
   std::string weights;
   NetDef def = BuildNetDef(builder, &weights);
 
-  ThreadPool pool(std::get<1>(GetParam()), AFFINITY_NONE);
-  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
-  Net net;
-  ASSERT_EQ(InitNetForTest(std::move(def), weights, &pool, &net),
+  BoundNet bound;
+  ASSERT_EQ(bound.Init(std::move(def), weights, std::get<1>(GetParam())),
             MaceStatus::MACE_SUCCESS);
-  std::vector<uint8_t> arena(net.arena_bytes() + 1);
-  net.BindArena(arena.data());
+  Net &net = bound.net();
   EXPECT_EQ(net.input("sum_out")->data<float>() ==
                 net.input("addend_out")->data<float>(),
             c.expect_shared);

@@ -146,17 +146,14 @@ TEST_P(NetInPlaceJoinTest, ConvolutionsWriteIntoTheJoinedTensor) {
   const std::vector<Branch> branches = MakeBranches();
   std::string weights;
   NetDef def = BuildNet(branches, &weights);
-  ThreadPool pool(GetParam(), AFFINITY_NONE);
-  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
-  Net net;
-  ASSERT_EQ(InitNetForTest(std::move(def), weights, &pool, &net),
+  BoundNet bound;
+  ASSERT_EQ(bound.Init(std::move(def), weights, GetParam()),
             MaceStatus::MACE_SUCCESS);
+  Net &net = bound.net();
   // pointwise, winograd and windowed; not the pool (no convolution) nor
   // `shared` (read by side_relu too).
   EXPECT_EQ(net.inputs_written_in_place(), 3);
 
-  std::vector<uint8_t> arena(net.arena_bytes() + 1);
-  net.BindArena(arena.data());
   std::vector<float> input = RandomFloats(kH * kW * kC, -1.0f, 1.0f, 7);
   net.input("input")->BindData(input.data());
   for (int run = 0; run < 2; ++run) {  // twice: nothing relies on a fresh arena

@@ -103,13 +103,10 @@ class NetInPlaceSplitTest : public ::testing::TestWithParam<int> {
   void Run(const ModelBuilder &builder) {
     std::string weights;
     NetDef def = BuildNetDef(builder, &weights);
-    pool_ = std::make_unique<ThreadPool>(GetParam(), AFFINITY_NONE);
-    ASSERT_EQ(pool_->Init(), MaceStatus::MACE_SUCCESS);
-    net_ = std::make_unique<Net>();
-    ASSERT_EQ(InitNetForTest(std::move(def), weights, pool_.get(), net_.get()),
+    bound_ = std::make_unique<BoundNet>();
+    ASSERT_EQ(bound_->Init(std::move(def), weights, GetParam()),
               MaceStatus::MACE_SUCCESS);
-    arena_.assign(net_->arena_bytes() + 1, 0);
-    net_->BindArena(arena_.data());
+    net_ = &bound_->net();
     net_->input("input")->BindData(input_.data());
     for (int run = 0; run < 2; ++run) {
       ASSERT_EQ(net_->Run(nullptr), MaceStatus::MACE_SUCCESS);
@@ -151,9 +148,8 @@ class NetInPlaceSplitTest : public ::testing::TestWithParam<int> {
   }
 
   std::vector<float> input_, filter_, bias_;
-  std::unique_ptr<ThreadPool> pool_;
-  std::unique_ptr<Net> net_;
-  std::vector<uint8_t> arena_;
+  std::unique_ptr<BoundNet> bound_;
+  Net *net_ = nullptr;  // bound_'s
 };
 
 // ShuffleNet's unit: shuffle -> low / high halves; Concat(low,
