@@ -57,6 +57,12 @@ int64_t BlockHeight(int64_t left, int64_t block_rows, int64_t mr) {
   return left - block_rows < mr ? left : block_rows;
 }
 
+// How many BlockHeight blocks m rows make (the one block of m < block_rows
+// included).
+int64_t BlockCount(int64_t m, int64_t block_rows, int64_t mr) {
+  return std::max<int64_t>(1, (m + block_rows - mr) / block_rows);
+}
+
 // Computes C's block [row0, row0 + rows) x [col0, col0 + cols) (col0 a
 // multiple of nr) and hands it to the epilogue. The depth is not sliced:
 // slicing it at 256 (partial sums added through a stack tile) measured no
@@ -141,9 +147,7 @@ void SgemmImpl(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   if (m <= 0 || n <= 0) return;
   const SgemmUkernels &uk = UkernelsOrGeneric(b.isa);
   const int64_t block_rows = uk.mr * kRowTiles;
-  // BlockHeight's blocks: a remainder under mr rows joins the last one.
-  const int64_t row_blocks =
-      std::max<int64_t>(1, (m + block_rows - uk.mr) / block_rows);
+  const int64_t row_blocks = BlockCount(m, block_rows, uk.mr);
   int64_t block_cols = uk.nr * kColPanels;
   const int threads = pool != nullptr ? pool->num_threads() : 1;
   if (threads > 1 &&

@@ -113,11 +113,8 @@ std::vector<OpProfile> ProfileOps(const NetDef &net,
     for (size_t i = 0; i < ops.size(); ++i) {
       const CallStats &call = round.op_stats[i].stats;
       const double ms = (call.end_micros - call.start_micros) / 1000.0;
-      if (rounds == 0) {
-        ops[i].first_ms = ms;
-        ops[i].min_ms = ms;
-      }
-      ops[i].min_ms = std::min(ops[i].min_ms, ms);
+      if (rounds == 0) ops[i].first_ms = ms;
+      ops[i].min_ms = rounds == 0 ? ms : std::min(ops[i].min_ms, ms);
       ops[i].avg_ms += ms;
       ops[i].start_ms += (call.start_micros - origin) / 1000.0;
     }
