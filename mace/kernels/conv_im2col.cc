@@ -18,7 +18,7 @@ constexpr int64_t kMinTileRows = 64;
 constexpr int64_t kMaxTileRows = 512;
 
 // RunWindowRows' bands: output rows that share one pass over each panel of
-// the filter, about an im2col tile's pixels (tile_rows_: the tiles' L2
+// the filter, about an im2col tile's pixels (tiles_: the tiles' L2
 // budget and their split among threads; each band streams the whole
 // filter) and at most kMaxBandRows rows. Rows of kWideRowPixels or more go
 // one at a time, as they did before bands (RGB stems). Before bands,
@@ -93,7 +93,7 @@ bool Im2colConv::Init(const ConvGeometry &geometry, const float *filter,
   }
   slots_ = std::max(1, threads);
   const int64_t mr = SgemmTileRows(packed_[0].isa);
-  tile_rows_ = ThreadBlockRows(
+  tiles_ = ThreadRowBlocks(
       geo_.batch * geo_.out_h * geo_.out_w, Im2colTileRows(k_, mr), mr, slots_,
       packed_[0].size() * static_cast<int64_t>(sizeof(float)));
   by_window_rows_ = WindowRowsPay();
@@ -109,7 +109,8 @@ bool Im2colConv::ReadsInputInPlace() const {
 int64_t Im2colConv::ScratchBytes() const {
   if (ReadsInputInPlace()) return 0;
   const int64_t slot_floats =
-      ReadsWindowRowsInPlace() ? WindowRowsScratchFloats() : tile_rows_ * k_;
+      ReadsWindowRowsInPlace() ? WindowRowsScratchFloats()
+                               : tiles_.max_rows() * k_;
   return static_cast<int64_t>(slots_) * slot_floats *
          static_cast<int64_t>(sizeof(float));
 }
@@ -193,11 +194,10 @@ bool Im2colConv::WindowRowsPay() const {
     return false;
   }
   const SgemmIsa isa = packed_[0].isa;
-  const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;
-  const int64_t full_tiles = pixels / tile_rows_;
-  const int64_t gathered =
-      full_tiles * SgemmRowsCost(tile_rows_, isa) +
-      SgemmRowsCost(pixels - full_tiles * tile_rows_, isa);
+  int64_t gathered = 0;
+  for (int64_t tile = 0; tile < tiles_.blocks(); ++tile) {
+    gathered += SgemmRowsCost(tiles_.Rows(tile), isa);
+  }
   const WindowRowSplit split = SplitWindowRow();
   const int64_t by_rows =
       geo_.batch * geo_.out_h *
@@ -209,7 +209,7 @@ bool Im2colConv::WindowRowsPay() const {
 
 int64_t Im2colConv::BandRows() const {
   if (geo_.out_w >= kWideRowPixels) return 1;
-  const int64_t rows = (tile_rows_ + geo_.out_w - 1) / geo_.out_w;
+  const int64_t rows = (tiles_.max_rows() + geo_.out_w - 1) / geo_.out_w;
   return std::clamp<int64_t>(rows, 1, kMaxBandRows);
 }
 
@@ -375,8 +375,7 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
   }
   const int64_t out_per_group = geo_.out_c / geo_.groups;
   const int64_t in_per_group = geo_.in_c / geo_.groups;
-  const int64_t pixels = geo_.batch * geo_.out_h * geo_.out_w;
-  const int64_t pixel_tiles = (pixels + tile_rows_ - 1) / tile_rows_;
+  const int64_t pixel_tiles = tiles_.blocks();
   const ConvTaskGrid grid = PlanConvTasks(
       pool, slots_, out_per_group, packed_[0].nr, pixel_tiles * geo_.groups);
   const int64_t col_block = grid.col_block;
@@ -388,12 +387,14 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
   ForEachSlotRange(
       pool, grid.slots, tasks,
       [&](int slot, int64_t &gathered, int64_t begin, int64_t end) {
-        float *a_tile = in_place ? nullptr : scratch + slot * tile_rows_ * k_;
+        float *a_tile =
+            in_place ? nullptr : scratch + slot * tiles_.max_rows() * k_;
         for (int64_t task = begin; task < end; ++task) {
           const int64_t group_tile = task / col_blocks;
           const int64_t group = group_tile / pixel_tiles;
-          const int64_t pixel0 = group_tile % pixel_tiles * tile_rows_;
-          const int64_t rows = std::min(tile_rows_, pixels - pixel0);
+          const int64_t tile = group_tile % pixel_tiles;
+          const int64_t pixel0 = tiles_.Begin(tile);
+          const int64_t rows = tiles_.Rows(tile);
           const int64_t col0 = task % col_blocks * col_block;
           const float *a;
           int64_t lda;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "mace/core/thread_pool.h"
+#include "mace/kernels/conv_tasks.h"
 #include "mace/kernels/sgemm.h"
 
 namespace mace {
@@ -78,8 +79,8 @@ class Im2colConv {
 
   bool initialized() const { return !packed_.empty(); }
 
-  // Output pixels per im2col tile (the unit Run shares among threads).
-  int64_t tile_rows() const { return tile_rows_; }
+  // The output pixels' im2col tiles (the units Run shares among threads).
+  const RowBlocks &tiles() const { return tiles_; }
 
  private:
   // Kernel heights up to this read their window rows in place.
@@ -144,7 +145,7 @@ class Im2colConv {
 
   ConvGeometry geo_;
   int64_t k_ = 0;          // GEMM depth: kernel_h * kernel_w * in_c / groups
-  int64_t tile_rows_ = 0;  // output pixels per im2col tile
+  RowBlocks tiles_;        // the output pixels' im2col tiles
   int slots_ = 1;
   bool by_window_rows_ = false;
   std::vector<PackedMatrixB> packed_;  // one per group

@@ -118,30 +118,67 @@ inline ConvTaskGrid PlanConvTasks(ThreadPool *pool, int max_slots, int64_t n,
   return grid;
 }
 
-// Rows per block when `count` rows (pixels, Winograd tiles) are cut into
-// the fewest blocks of at most `max_rows`: the same number of blocks, made
-// even, rounded up to a multiple of `align` (the micro-kernel's rows) while
-// that stays within max_rows. Cutting at max_rows alone can leave a sliver
-// (13x13's 49 Winograd tiles went as 48 + 1), which leaves one thread
-// nearly all the work; even blocks of a count the micro-kernel's rows do
-// not divide end each block in a partial tile (ResNet-50's 196 pixels went
-// as 4 x 49, each block ending in a one-row pass over the filter). The
-// count of blocks is kept, not raised to the threads': each block streams
-// the whole filter, which a 7x7 layer's 16 MB of Winograd filter cannot
-// afford twice.
-inline int64_t EvenBlockRows(int64_t count, int64_t max_rows,
-                             int64_t align = 1) {
-  if (count <= 0 || max_rows <= 0) return std::max<int64_t>(max_rows, 1);
-  const int64_t blocks = (count + max_rows - 1) / max_rows;
-  const int64_t even = (count + blocks - 1) / blocks;
-  if (align <= 1) return even;
-  const int64_t aligned = (even + align - 1) / align * align;
-  return aligned <= max_rows ? aligned : even;
-}
+// `count` rows (output pixels, Winograd tiles) cut into the fewest blocks
+// of about `max_rows`, the units that threads take with a scratch slot
+// each. The cut keeps the count of blocks: each block streams the whole
+// filter, which a 7x7 layer's 16 MB of Winograd filter cannot afford
+// twice. Cutting at max_rows alone left slivers (13x13's 49 Winograd tiles
+// went as 48 + 1, one thread doing nearly all the work), and even blocks
+// of a count the micro-kernel's rows (`align`) do not divide end in a
+// partial tile (196 pixels as 4 x 49, each block ending in a one-row pass
+// over the filter); blocks of even rows rounded up to `align` left the
+// last short instead (196 as 54 + 54 + 54 + 34: on 2 threads, the one with
+// the first two blocks did 1.23x the other's rows). So the rows go in
+// units of align rows (the last maybe partial), shared out evenly: blocks
+// differ by at most one unit (196 as 48 + 48 + 48 + 52), and only the
+// last ends in a partial tile.
+class RowBlocks {
+ public:
+  RowBlocks() = default;
+
+  // The fewest blocks of at most about max_rows rows.
+  static RowBlocks AtMost(int64_t count, int64_t max_rows, int64_t align) {
+    const int64_t most = std::max<int64_t>(max_rows, 1);
+    return RowBlocks(count, (std::max<int64_t>(count, 0) + most - 1) / most,
+                     align);
+  }
+  // `blocks` blocks, fewer when count has fewer units.
+  static RowBlocks Count(int64_t count, int64_t blocks, int64_t align) {
+    return RowBlocks(count, blocks, align);
+  }
+
+  int64_t blocks() const { return blocks_; }
+  // The first row of `block`; count() for block == blocks().
+  int64_t Begin(int64_t block) const {
+    if (block >= blocks_) return count_;
+    return std::min(count_, block * units_ / blocks_ * align_);
+  }
+  int64_t Rows(int64_t block) const { return Begin(block + 1) - Begin(block); }
+  // The rows of the largest block: what one slot's scratch must hold.
+  int64_t max_rows() const { return max_rows_; }
+  int64_t count() const { return count_; }
+
+ private:
+  RowBlocks(int64_t count, int64_t blocks, int64_t align)
+      : count_(std::max<int64_t>(count, 0)),
+        align_(std::max<int64_t>(align, 1)),
+        units_((count_ + align_ - 1) / align_),
+        blocks_(std::clamp<int64_t>(blocks, 1, std::max<int64_t>(units_, 1))) {
+    for (int64_t block = 0; block < blocks_; ++block) {
+      max_rows_ = std::max(max_rows_, Rows(block));
+    }
+  }
+
+  int64_t count_ = 0;
+  int64_t align_ = 1;
+  int64_t units_ = 0;  // of align_ rows, the last maybe partial
+  int64_t blocks_ = 1;
+  int64_t max_rows_ = 0;
+};
 
 // A packed matrix up to this size is read whole by every thread from its
 // own L2, so blocks of rows multiplying it are cut to give each thread
-// rows of its own (ThreadBlockRows) rather than a share of the output
+// rows of its own (ThreadRowBlocks) rather than a share of the output
 // channels of every row. Depthwise convolutions and pooling split by rows:
 // a split by channels had each thread read half of the next op's input
 // from the other core's cache (MobileNet-v2's 14x14 depthwise ran slower
@@ -153,17 +190,19 @@ inline int64_t EvenBlockRows(int64_t count, int64_t max_rows,
 // none and of 32 KiB.
 constexpr int64_t kPixelSplitMatrixBytes = 512 * 1024;
 
-// EvenBlockRows(count, max_rows, align), with blocks of at most one
-// thread's share of `count` when `slots` threads share them and each block
-// multiplies a packed matrix of `matrix_bytes` <= kPixelSplitMatrixBytes.
-inline int64_t ThreadBlockRows(int64_t count, int64_t max_rows, int64_t align,
-                               int slots, int64_t matrix_bytes) {
-  if (slots > 1 && matrix_bytes <= kPixelSplitMatrixBytes) {
-    const int64_t per_thread = (count + slots - 1) / slots;
-    const int64_t step = std::max<int64_t>(align, 1);
-    max_rows = std::min(max_rows, (per_thread + step - 1) / step * step);
-  }
-  return EvenBlockRows(count, max_rows, align);
+// RowBlocks::AtMost(count, max_rows, align), raised to a multiple of
+// `slots` blocks when slots threads share them and each block multiplies a
+// packed matrix of `matrix_bytes` <= kPixelSplitMatrixBytes (streaming it
+// once more per block costs little): Inception's 96-channel 3x3 on 35x35
+// went as 3 blocks of Winograd tiles on 2 threads, one thread doing 1.2x
+// the other's tiles, and ran 1.06x slower than in 4 (in-process A/B).
+inline RowBlocks ThreadRowBlocks(int64_t count, int64_t max_rows,
+                                 int64_t align, int slots,
+                                 int64_t matrix_bytes) {
+  const RowBlocks blocks = RowBlocks::AtMost(count, max_rows, align);
+  if (slots <= 1 || matrix_bytes > kPixelSplitMatrixBytes) return blocks;
+  const int64_t rounded = (blocks.blocks() + slots - 1) / slots * slots;
+  return RowBlocks::Count(count, rounded, align);
 }
 
 }  // namespace kernels

@@ -82,11 +82,13 @@ class WinogradConv {
   int tile_m() const { return tile_m_; }
   bool initialized() const { return !packed_.empty(); }
 
-  // Output tiles per block (the unit Run shares among threads).
-  int64_t block_tiles() const { return block_tiles_; }
+  // The blocks of output tiles (the units Run shares among threads).
+  const RowBlocks &blocks() const { return blocks_; }
 
  private:
   int64_t TileCount() const;
+  // Each slot's scratch: a block's transformed input and products.
+  int64_t SlotFloats() const;
   // Transforms the filter's output channels of panels [begin, end).
   void TransformPanels(const float *filter, int64_t begin, int64_t end);
 
@@ -94,7 +96,7 @@ class WinogradConv {
   int tile_m_ = 0;
   int tile_t_ = 0;  // tile_m_ + 2
   int64_t tiles_h_ = 0, tiles_w_ = 0;
-  int64_t block_tiles_ = 0;  // tiles per task
+  RowBlocks blocks_;  // the output tiles' blocks, one task each
   int slots_ = 1;
   const WinogradTransforms *transforms_ = nullptr;
   std::vector<PackedMatrixB> packed_;  // per transform element: [Cin, Cout]

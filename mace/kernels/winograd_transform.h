@@ -107,16 +107,21 @@ struct WinogradTileRun {
   int64_t out_stride;
   int64_t tiles_h, tiles_w, pad_top, pad_left;
   int64_t tile_begin, tile_count;
+  // Floats between the matrices of neighbouring transform elements: the
+  // transformed input's (v_stride >= tile_count * in_c) and the
+  // products' (m_stride >= tile_count * out_c).
+  int64_t v_stride, m_stride;
 };
 
 // Input transform of a tile run: v[xi][i][c] for transform element xi
-// (kT * kT of them), tile i of the run, input channel c (row stride in_c).
+// (kT * kT of them, v_stride apart), tile i of the run, input channel c
+// (row stride in_c).
 using WinogradInputFn = void (*)(const WinogradTileRun &run, const float *input,
                                  float *v);
 // Output transform of a tile run, channels [oc_begin, oc_end): reads
-// m[xi][i][oc] (row stride out_c), adds bias (null: none) and writes the
-// tiles' in-bounds pixels of output [N, out_h, out_w, out_c] (pixels
-// out_stride floats apart).
+// m[xi][i][oc] (elements m_stride apart, row stride out_c), adds bias
+// (null: none) and writes the tiles' in-bounds pixels of output
+// [N, out_h, out_w, out_c] (pixels out_stride floats apart).
 using WinogradOutputFn = void (*)(const WinogradTileRun &run, const float *m,
                                   const float *bias, int64_t oc_begin,
                                   int64_t oc_end, float *output);
@@ -461,7 +466,7 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
                             float *v) {
   constexpr int kT = WinogradMatrices<kM>::kT;
   const int64_t tiles_per_image = run.tiles_h * run.tiles_w;
-  const int64_t xi_stride = run.tile_count * run.in_c;
+  const int64_t xi_stride = run.v_stride;
   for (int64_t i = 0; i < run.tile_count; ++i) {
     const int64_t tile = run.tile_begin + i;
     const int64_t n = tile / tiles_per_image;
@@ -521,7 +526,7 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
                              int64_t oc_end, float *output) {
   constexpr int kT = WinogradMatrices<kM>::kT;
   const int64_t tiles_per_image = run.tiles_h * run.tiles_w;
-  const int64_t xi_stride = run.tile_count * run.out_c;
+  const int64_t xi_stride = run.m_stride;
   for (int64_t i = 0; i < run.tile_count; ++i) {
     const int64_t tile = run.tile_begin + i;
     const int64_t n = tile / tiles_per_image;

@@ -373,17 +373,19 @@ std::vector<Case> WinogradCases() {
 // fit L2 next to it.
 TEST(ConvKernelsTest, SmallFiltersGiveEachThreadItsOwnPixels) {
   std::mt19937 rng(5);
-  auto tile_rows = [&](int64_t in_c, int64_t out_c, int threads) {
+  auto tiles = [&](int64_t in_c, int64_t out_c, int threads) {
     const Problem p = MakeProblem({1, 14, 14, in_c, out_c, 1, 1}, &rng);
     Im2colConv conv;
     EXPECT_TRUE(conv.Init(p.geo, p.filter.data(), SelectedSgemmIsa(), threads));
-    return conv.tile_rows();
+    return conv.tiles();
   };
-  EXPECT_GE(tile_rows(64, 384, 1), 196);
-  EXPECT_LE(tile_rows(64, 384, 2), 104);
-  EXPECT_GE(tile_rows(64, 384, 2), 98);
-  EXPECT_LE(tile_rows(64, 384, 3), 72);
-  EXPECT_EQ(tile_rows(512, 512, 2), tile_rows(512, 512, 1));
+  EXPECT_EQ(tiles(64, 384, 1).blocks(), 1);
+  EXPECT_EQ(tiles(64, 384, 2).blocks(), 2);
+  EXPECT_LE(tiles(64, 384, 2).max_rows(), 104);
+  EXPECT_EQ(tiles(64, 384, 3).blocks(), 3);
+  EXPECT_LE(tiles(64, 384, 3).max_rows(), 72);
+  EXPECT_EQ(tiles(512, 512, 2).blocks(), tiles(512, 512, 1).blocks());
+  EXPECT_EQ(tiles(512, 512, 2).max_rows(), tiles(512, 512, 1).max_rows());
 }
 
 // The same for Winograd, by matrix: SqueezeNet's 13x13 48->192 expansion
@@ -392,66 +394,89 @@ TEST(ConvKernelsTest, SmallFiltersGiveEachThreadItsOwnPixels) {
 // its blocks.
 TEST(ConvKernelsTest, SmallWinogradMatricesGiveEachThreadItsOwnTiles) {
   std::mt19937 rng(6);
-  auto block_tiles = [&](int64_t in_c, int64_t out_c, int threads) {
+  auto blocks = [&](int64_t in_c, int64_t out_c, int threads) {
     const Problem p =
         MakeProblem({1, 13, 13, in_c, out_c, 3, 3, 1, 1, 1, 1, 1, 1}, &rng);
     WinogradConv conv;
     EXPECT_TRUE(
         conv.Init(p.geo, 2, p.filter.data(), SelectedSgemmIsa(), threads));
-    return conv.block_tiles();
+    return conv.blocks();
   };
-  EXPECT_GE(block_tiles(48, 192, 1), 49);
-  EXPECT_LE(block_tiles(48, 192, 2), 32);
-  EXPECT_GE(block_tiles(48, 192, 2), 25);
-  EXPECT_EQ(block_tiles(512, 512, 2), block_tiles(512, 512, 1));
+  EXPECT_EQ(blocks(48, 192, 1).blocks(), 1);
+  EXPECT_EQ(blocks(48, 192, 1).max_rows(), 49);
+  EXPECT_EQ(blocks(48, 192, 2).blocks(), 2);
+  EXPECT_LE(blocks(48, 192, 2).max_rows(), 32);
+  EXPECT_EQ(blocks(512, 512, 2).blocks(), blocks(512, 512, 1).blocks());
 }
 
-TEST(ConvKernelsTest, BlocksAreEvenWithoutBecomingMore) {
-  EXPECT_EQ(EvenBlockRows(49, 48), 25);    // not 48 + 1
-  EXPECT_EQ(EvenBlockRows(169, 128), 85);  // 85 + 84
-  EXPECT_EQ(EvenBlockRows(480, 128), 120);
-  EXPECT_EQ(EvenBlockRows(16, 128), 16);  // one block stays one
-  EXPECT_EQ(EvenBlockRows(512, 512), 512);
-  EXPECT_EQ(EvenBlockRows(1, 8), 1);
-  EXPECT_EQ(EvenBlockRows(0, 64), 64);
-  for (int64_t count = 1; count < 300; ++count) {
-    for (int64_t max_rows : {1, 7, 8, 64, 128}) {
-      const int64_t rows = EvenBlockRows(count, max_rows);
-      const int64_t blocks = (count + rows - 1) / rows;
-      ASSERT_LE(rows, max_rows);
-      ASSERT_EQ(blocks, (count + max_rows - 1) / max_rows);
-      // The last block is at most one block-count short of the others.
-      ASSERT_GE(count - (blocks - 1) * rows, rows - blocks);
-    }
-  }
+// Where block `b` of `blocks` starts and ends, as "begin-end".
+std::string BlockRange(const RowBlocks &blocks, int64_t b) {
+  return std::to_string(blocks.Begin(b)) + "-" +
+         std::to_string(blocks.Begin(b + 1));
 }
 
-TEST(ConvKernelsTest, EvenBlocksEndOnWholeMicroKernelTiles) {
-  // ResNet-50's 196 pixels of 3x3/2 on 28x28: 56 x 3 + 28, not 4 x 49
-  // (each block ending in a one-row pass over the filter).
-  EXPECT_EQ(EvenBlockRows(196, 64, 8), 56);
-  EXPECT_EQ(EvenBlockRows(49, 48, 8), 32);   // 32 + 17
-  EXPECT_EQ(EvenBlockRows(100, 60, 8), 56);  // 56 + 44: max_rows not aligned
-  EXPECT_EQ(EvenBlockRows(121, 61, 8), 61);  // 64 would exceed max_rows
-  EXPECT_EQ(EvenBlockRows(196, 64, 1), 49);  // no alignment asked
+TEST(ConvKernelsTest, RowBlocksShareWholeTilesEvenly) {
+  // ResNet-50's 196 pixels of 1x1 on 14x14 (tiles of at most 60): not
+  // 54 + 54 + 54 + 34, which left one of 2 threads 1.23x the other's rows.
+  const RowBlocks pixels = RowBlocks::AtMost(196, 60, 6);
+  ASSERT_EQ(pixels.blocks(), 4);
+  EXPECT_EQ(BlockRange(pixels, 0), "0-48");
+  EXPECT_EQ(BlockRange(pixels, 2), "96-144");
+  EXPECT_EQ(BlockRange(pixels, 3), "144-196");
+  EXPECT_EQ(pixels.max_rows(), 52);
+  // 13x13's 49 Winograd tiles in blocks of at most 48: 24 + 25, not
+  // 48 + 1.
+  const RowBlocks tiles = RowBlocks::AtMost(49, 48, 8);
+  ASSERT_EQ(tiles.blocks(), 2);
+  EXPECT_EQ(BlockRange(tiles, 1), "24-49");
+  // One block stays one; no more blocks than tiles of align rows.
+  EXPECT_EQ(RowBlocks::AtMost(16, 128, 6).blocks(), 1);
+  EXPECT_EQ(RowBlocks::Count(5, 4, 8).blocks(), 1);
+  EXPECT_EQ(RowBlocks::AtMost(0, 64, 6).blocks(), 1);
+  EXPECT_EQ(RowBlocks::AtMost(0, 64, 6).Rows(0), 0);
+
   for (int64_t count = 1; count < 300; ++count) {
-    for (int64_t max_rows : {8, 16, 60, 64, 128}) {
-      for (int64_t align : {4, 8, 14}) {
-        const int64_t rows = EvenBlockRows(count, max_rows, align);
-        const int64_t blocks = (count + rows - 1) / rows;
-        ASSERT_LE(rows, max_rows);
-        ASSERT_EQ(blocks, (count + max_rows - 1) / max_rows)
-            << count << " rows, at most " << max_rows << ", align " << align;
-        const int64_t even = EvenBlockRows(count, max_rows);
-        if ((even + align - 1) / align * align <= max_rows) {
-          ASSERT_EQ(rows % align, 0)
-              << count << " rows, at most " << max_rows << ", align " << align;
-        } else {
-          ASSERT_EQ(rows, even);
+    for (int64_t max_rows : {1, 7, 8, 60, 64, 128}) {
+      for (int64_t align : {1, 4, 6, 8, 14}) {
+        const RowBlocks blocks = RowBlocks::AtMost(count, max_rows, align);
+        const int64_t units = (count + align - 1) / align;
+        const std::string what = std::to_string(count) + " rows, at most " +
+                                 std::to_string(max_rows) + ", align " +
+                                 std::to_string(align);
+        ASSERT_EQ(blocks.blocks(),
+                  std::min((count + max_rows - 1) / max_rows, units))
+            << what;
+        ASSERT_EQ(blocks.Begin(0), 0) << what;
+        ASSERT_EQ(blocks.Begin(blocks.blocks()), count) << what;
+        int64_t largest = 0, fewest_units = units, most_units = 0;
+        for (int64_t b = 0; b < blocks.blocks(); ++b) {
+          // Only the last block may end in a partial tile.
+          ASSERT_EQ(blocks.Begin(b) % align, 0) << what << ", block " << b;
+          ASSERT_GT(blocks.Rows(b), 0) << what << ", block " << b;
+          largest = std::max(largest, blocks.Rows(b));
+          const int64_t block_units = (blocks.Rows(b) + align - 1) / align;
+          fewest_units = std::min(fewest_units, block_units);
+          most_units = std::max(most_units, block_units);
         }
+        ASSERT_EQ(blocks.max_rows(), largest) << what;
+        ASSERT_LE(most_units - fewest_units, 1) << what;
       }
     }
   }
+}
+
+// Small packed matrices: a multiple of the threads' count of blocks, so
+// that each thread has as many; large ones keep the fewest blocks.
+TEST(ConvKernelsTest, ThreadRowBlocksGiveEachThreadAsManyBlocks) {
+  constexpr int64_t kSmall = 64 * 1024;
+  constexpr int64_t kLarge = 4 * 1024 * 1024;
+  EXPECT_EQ(ThreadRowBlocks(81, 36, 6, 2, kSmall).blocks(), 4);
+  EXPECT_EQ(ThreadRowBlocks(81, 36, 6, 3, kSmall).blocks(), 3);
+  EXPECT_EQ(ThreadRowBlocks(81, 36, 6, 2, kLarge).blocks(), 3);
+  EXPECT_EQ(ThreadRowBlocks(81, 36, 6, 1, kSmall).blocks(), 3);
+  EXPECT_EQ(ThreadRowBlocks(196, 512, 6, 2, kSmall).blocks(), 2);
+  // Never more blocks than whole tiles.
+  EXPECT_EQ(ThreadRowBlocks(5, 512, 6, 2, kSmall).blocks(), 1);
 }
 
 // Every task runs once, no two ranges that run at the same time share a
