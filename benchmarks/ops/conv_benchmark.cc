@@ -2,8 +2,10 @@
 // and Inception v3, named as MACE names them
 // (MACE_BM_CONV_2D_1_64_56_56_K3x3S1D1_SAME_64_float_CPU: batch, input
 // channels, height, width, kernel, stride, dilation, padding, output
-// channels). The plain name runs the kernel the engine chooses; suffixes
-// force one: /im2col (winograd 0), /winograd2, /winograd4, /winograd6, and
+// channels). The plain name runs the kernel the engine chooses (for the
+// 1 x r and r x 1 shapes, Winograd along one axis where its cost model
+// takes it); suffixes force one: /im2col (winograd 0), /winograd2,
+// /winograd4, /winograd6, and
 // /reference (filter and bias fed at run time: the reference tap loop,
 // what every non-1x1 convolution ran before the im2col and Winograd
 // kernels). Registered at start-up; op_benchmark.cc has the main.
@@ -121,13 +123,17 @@ bool RegisterConvBenchmarks() {
   Register({1, 32, 27, 27, 3, 3, 1, 1, true, 128}, kWinograd);
   Register({1, 48, 13, 13, 3, 3, 1, 1, true, 192}, kWinograd);
   Register({1, 64, 13, 13, 3, 3, 1, 1, true, 256}, kWinograd);
-  // Inception v3: VALID stem, 3x3 on 80 channels, 5x5, 1x7 / 7x1.
+  // Inception v3: VALID stem, 3x3 on 80 channels, 5x5, 1x7 / 7x1 on 17x17
+  // (Mixed_6b and 6e), 1x3 / 3x1 on 8x8 (Mixed_7b).
   Register({1, 3, 299, 299, 3, 3, 2, 1, false, 32}, kWindow);
   Register({1, 32, 149, 149, 3, 3, 1, 1, false, 32}, kWinograd);
   Register({1, 80, 73, 73, 3, 3, 1, 1, false, 192}, kWinograd);
   Register({1, 48, 35, 35, 5, 5, 1, 1, true, 64}, kWindow);
   Register({1, 128, 17, 17, 1, 7, 1, 1, true, 128}, kWindow);
   Register({1, 128, 17, 17, 7, 1, 1, 1, true, 192}, kWindow);
+  Register({1, 192, 17, 17, 1, 7, 1, 1, true, 192}, kWindow);
+  Register({1, 384, 8, 8, 1, 3, 1, 1, true, 384}, kWindow);
+  Register({1, 384, 8, 8, 3, 1, 1, 1, true, 384}, kWindow);
   Register({1, 288, 35, 35, 3, 3, 2, 1, false, 384}, kWindow);
   // DeepLab-style dilated 3x3.
   Register({1, 256, 33, 33, 3, 3, 1, 2, true, 256}, kWindow);

@@ -196,9 +196,8 @@ constexpr int64_t kPixelSplitMatrixBytes = 512 * 1024;
 // once more per block costs little): Inception's 96-channel 3x3 on 35x35
 // went as 3 blocks of Winograd tiles on 2 threads, one thread doing 1.2x
 // the other's tiles, and ran 1.06x slower than in 4 (in-process A/B).
-inline RowBlocks ThreadRowBlocks(int64_t count, int64_t max_rows,
-                                 int64_t align, int slots,
-                                 int64_t matrix_bytes) {
+inline RowBlocks ThreadRowBlocks(int64_t count, int64_t max_rows, int64_t align,
+                                 int slots, int64_t matrix_bytes) {
   const RowBlocks blocks = RowBlocks::AtMost(count, max_rows, align);
   if (slots <= 1 || matrix_bytes > kPixelSplitMatrixBytes) return blocks;
   const int64_t rounded = (blocks.blocks() + slots - 1) / slots * slots;

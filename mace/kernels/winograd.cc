@@ -99,21 +99,6 @@ int64_t BlockTiles(const ConvGeometry &g, int tile_m, int64_t mr,
   return std::min(block, tiles);
 }
 
-// Floats between two transform elements' matrices of a block (its tiles
-// by its channels), rounded up to an odd count of cache lines. A tile's
-// input transform writes, and its output transform reads, the same row of
-// all 36 or 64 elements together: at a stride of an even count of lines
-// they share fewer of the L1 cache's 64 sets (one at a multiple of 4 KiB),
-// whose 8 ways then miss in turn. Unpadded, in-process A/B, one thread:
-// SqueezeNet's 3x3 layers on 13x13 (products 12 KiB and 16 KiB apart) ran
-// F(4,3) in 1.13x the time, its 16->64 on 55x55 in 1.11x, ResNet-50's 256
-// channels on 14x14 (blocks of 12 and 4 tiles) in 1.05x.
-int64_t ElementStride(int64_t floats) {
-  constexpr int64_t kLineFloats = 64 / sizeof(float);
-  const int64_t lines = (floats + kLineFloats - 1) / kLineFloats;
-  return (lines | 1) * kLineFloats;
-}
-
 int64_t TileCount(const ConvGeometry &g, int tile_m) {
   return g.batch * ((g.out_h + tile_m - 1) / tile_m) *
          ((g.out_w + tile_m - 1) / tile_m);
@@ -145,6 +130,21 @@ double Im2colCost(const ConvGeometry &g, const GemmShape &gemm) {
 }
 
 }  // namespace
+
+// Floats between two transform elements' matrices of a block (its tiles
+// by its channels), rounded up to an odd count of cache lines. A tile's
+// input transform writes, and its output transform reads, the same row of
+// all 36 or 64 elements together: at a stride of an even count of lines
+// they share fewer of the L1 cache's 64 sets (one at a multiple of 4 KiB),
+// whose 8 ways then miss in turn. Unpadded, in-process A/B, one thread:
+// SqueezeNet's 3x3 layers on 13x13 (products 12 KiB and 16 KiB apart) ran
+// F(4,3) in 1.13x the time, its 16->64 on 55x55 in 1.11x, ResNet-50's 256
+// channels on 14x14 (blocks of 12 and 4 tiles) in 1.05x.
+int64_t WinogradElementStride(int64_t floats) {
+  constexpr int64_t kLineFloats = 64 / sizeof(float);
+  const int64_t lines = (floats + kLineFloats - 1) / kLineFloats;
+  return (lines | 1) * kLineFloats;
+}
 
 bool WinogradApplies(const ConvGeometry &g) {
   return g.kernel_h == 3 && g.kernel_w == 3 && g.stride_h == 1 &&
@@ -235,8 +235,8 @@ int64_t WinogradConv::ScratchBytes() const {
 
 int64_t WinogradConv::SlotFloats() const {
   return tile_t_ * tile_t_ *
-         (ElementStride(blocks_.max_rows() * geo_.in_c) +
-          ElementStride(blocks_.max_rows() * geo_.out_c));
+         (WinogradElementStride(blocks_.max_rows() * geo_.in_c) +
+          WinogradElementStride(blocks_.max_rows() * geo_.out_c));
 }
 
 void WinogradConv::Run(const float *input, const float *bias, float *output,
@@ -257,8 +257,8 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
       pool, grid.slots, tile_blocks * col_blocks,
       [&](int slot, int64_t &transformed, int64_t begin, int64_t end) {
         float *v = scratch + slot * slot_floats;
-        float *m =
-            v + elements * ElementStride(blocks_.max_rows() * geo_.in_c);
+        float *m = v + elements * WinogradElementStride(blocks_.max_rows() *
+                                                        geo_.in_c);
         for (int64_t task = begin; task < end; ++task) {
           const int64_t block = task / col_blocks;
           const int64_t col0 = task % col_blocks * col_block;
@@ -277,17 +277,17 @@ void WinogradConv::Run(const float *input, const float *bias, float *output,
           run.pad_left = geo_.pad_left;
           run.tile_begin = blocks_.Begin(block);
           run.tile_count = blocks_.Rows(block);
-          run.v_stride = ElementStride(run.tile_count * geo_.in_c);
-          run.m_stride = ElementStride(run.tile_count * geo_.out_c);
+          run.v_stride = WinogradElementStride(run.tile_count * geo_.in_c);
+          run.m_stride = WinogradElementStride(run.tile_count * geo_.out_c);
           if (transformed != block) {
             transforms_->input(run, input, v);
             transformed = block;
           }
           for (int64_t xi = 0; xi < elements; ++xi) {
             SgemmColumns(run.tile_count, col0, col1, geo_.in_c,
-                         v + xi * run.v_stride, geo_.in_c, packed_[xi],
-                         nullptr, nullptr, nullptr, m + xi * run.m_stride,
-                         geo_.out_c, nullptr);
+                         v + xi * run.v_stride, geo_.in_c, packed_[xi], nullptr,
+                         nullptr, nullptr, m + xi * run.m_stride, geo_.out_c,
+                         nullptr);
           }
           transforms_->output(run, m, bias, col0, col1, output);
           if (epilogue == nullptr) continue;

@@ -57,6 +57,11 @@ int CheapestWinogradTile(const ConvGeometry &geometry, SgemmIsa isa,
 // zoo's 1e-4, so it runs only when the op's `winograd` argument asks.
 int ChooseWinogradTile(const ConvGeometry &geometry, SgemmIsa isa);
 
+// Floats between two transform elements' matrices of a block of `floats`
+// each (tiles x channels) in a Winograd scratch: at least floats, an odd
+// count of cache lines (winograd.cc says why).
+int64_t WinogradElementStride(int64_t floats);
+
 class WinogradConv {
  public:
   // `geometry` must satisfy WinogradApplies; tile_m is 2, 4 or 6.

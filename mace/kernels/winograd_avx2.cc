@@ -1,6 +1,7 @@
 // Winograd transforms built with -mavx2 -mfma (run only on CPUs with both):
 // each loop over 16 channel lanes becomes 2 ymm operations.
 
+#include "mace/kernels/winograd_1d_transform.h"
 #include "mace/kernels/winograd_transform.h"
 
 namespace mace {
@@ -13,6 +14,10 @@ struct Avx2Tag {};
 
 const WinogradTransforms &WinogradTransformsAvx2(int tile_m) {
   return WinogradTransformsFor<Avx2Tag>(tile_m);
+}
+
+const Winograd1dTransforms &Winograd1dTransformsAvx2(int r) {
+  return Winograd1dTransformsFor<Avx2Tag>(r);
 }
 
 }  // namespace kernels

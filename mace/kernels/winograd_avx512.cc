@@ -6,6 +6,7 @@
 // positive); the value is never read.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include "mace/kernels/winograd_1d_transform.h"
 #include "mace/kernels/winograd_transform.h"
 
 namespace mace {
@@ -18,6 +19,10 @@ struct Avx512Tag {};
 
 const WinogradTransforms &WinogradTransformsAvx512(int tile_m) {
   return WinogradTransformsFor<Avx512Tag>(tile_m);
+}
+
+const Winograd1dTransforms &Winograd1dTransformsAvx512(int r) {
+  return Winograd1dTransformsFor<Avx512Tag>(r);
 }
 
 }  // namespace kernels

@@ -1,6 +1,7 @@
 // Winograd transforms built for the baseline target (SSE2 on x86-64): the
 // loops over 16 channel lanes of winograd_transform.h become 4-wide ops.
 
+#include "mace/kernels/winograd_1d_transform.h"
 #include "mace/kernels/winograd_transform.h"
 
 namespace mace {
@@ -13,6 +14,10 @@ struct GenericTag {};
 
 const WinogradTransforms &WinogradTransformsGeneric(int tile_m) {
   return WinogradTransformsFor<GenericTag>(tile_m);
+}
+
+const Winograd1dTransforms &Winograd1dTransformsGeneric(int r) {
+  return Winograd1dTransformsFor<GenericTag>(r);
 }
 
 }  // namespace kernels

@@ -3,6 +3,7 @@
 
 #if defined(__aarch64__)
 
+#include "mace/kernels/winograd_1d_transform.h"
 #include "mace/kernels/winograd_transform.h"
 
 namespace mace {
@@ -15,6 +16,10 @@ struct NeonTag {};
 
 const WinogradTransforms &WinogradTransformsNeon(int tile_m) {
   return WinogradTransformsFor<NeonTag>(tile_m);
+}
+
+const Winograd1dTransforms &Winograd1dTransformsNeon(int r) {
+  return Winograd1dTransformsFor<NeonTag>(r);
 }
 
 }  // namespace kernels

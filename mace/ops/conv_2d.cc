@@ -16,15 +16,19 @@
 //            residual connection fused by the converter);
 //   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments:
 //            act(conv(input) + bias + addend).
-// With a constant filter, Prepare packs it for one of two fast kernels:
+// With a constant filter, Prepare packs it for one of three fast kernels:
 // Winograd F(m,3) for 3x3 stride-1 dilation-1 ungrouped convolutions when
-// the cost model (mace/kernels/winograd.h) or the `winograd` arg says so,
-// otherwise GEMM over im2col tiles (mace/kernels/conv_im2col.h, any
-// window and group). Both fuse bias and activation. A filter fed at run
+// the cost model (mace/kernels/winograd.h) or the `winograd` arg says so;
+// Winograd along one axis for 1x3 / 3x1, 1x5 / 5x1 and 1x7 / 7x1 ones
+// when its cost model says so (mace/kernels/winograd_1d.h; `winograd` 0
+// turns it off too); otherwise GEMM over im2col tiles
+// (mace/kernels/conv_im2col.h, any window and group). All fuse bias and
+// activation. A filter fed at run
 // time runs the reference tap loop, which is also their specification.
 
 #include "mace/kernels/conv_im2col.h"
 #include "mace/kernels/winograd.h"
+#include "mace/kernels/winograd_1d.h"
 #include "mace/ops/common/conv_util.h"
 #include "mace/ops/op_registry.h"
 
@@ -73,7 +77,7 @@ class Conv2dOp : public Operation {
     const float *addend =
         fused_add_ ? context->input(context->num_inputs() - 1).data<float>()
                    : nullptr;
-    if (winograd_.initialized() || im2col_.initialized()) {
+    if (Packed()) {
       // Pixels of a Concat's input written in place lie further apart
       // (WritesStridedOutput excludes the addend, laid out packed).
       const int64_t out_stride = context->output_row_stride() > 0
@@ -82,7 +86,7 @@ class Conv2dOp : public Operation {
       const Activation act = activation_;
       // Winograd adds the addend in its epilogue, after the output
       // transform; im2col in the GEMM's registers.
-      const float *epilogue_addend = winograd_.initialized() ? addend : nullptr;
+      const float *epilogue_addend = im2col_.initialized() ? nullptr : addend;
       auto activate = [&](float *c, int64_t rows, int64_t cols, int64_t ldc) {
         const int64_t offset = c - output;
         ActivateBlock(
@@ -93,10 +97,14 @@ class Conv2dOp : public Operation {
       const bool activated = act.type != ActivationType::kNoop;
       const float *input = context->input(0).data<float>();
       float *scratch = context->scratch<float>();
+      const kernels::SgemmEpilogue *winograd_epilogue =
+          activated || addend != nullptr ? &epilogue : nullptr;
       if (winograd_.initialized()) {
         winograd_.Run(input, bias, output, out_stride, scratch,
-                      context->thread_pool(),
-                      activated || addend != nullptr ? &epilogue : nullptr);
+                      context->thread_pool(), winograd_epilogue);
+      } else if (winograd_1d_.initialized()) {
+        winograd_1d_.Run(input, bias, output, out_stride, scratch,
+                         context->thread_pool(), winograd_epilogue);
       } else {
         // ReLU / ReLU6 clamp in the GEMM's registers; others are an
         // epilogue pass over each finished block.
@@ -125,9 +133,7 @@ class Conv2dOp : public Operation {
 
   // The packed kernels write any pixel stride; the reference path and a
   // fused addend (laid out packed) do not.
-  bool WritesStridedOutput() const override {
-    return (winograd_.initialized() || im2col_.initialized()) && !fused_add_;
-  }
+  bool WritesStridedOutput() const override { return Packed() && !fused_add_; }
 
   // The GEMM adds the addend in its registers, reading each output
   // element's addend before writing the element, so the output may take
@@ -199,6 +205,7 @@ class Conv2dOp : public Operation {
   // scratch; leaves both empty (reference path) for a fed filter.
   MaceStatus PrepareKernel(OpContext *context, int winograd) {
     winograd_ = kernels::WinogradConv();
+    winograd_1d_ = kernels::Winograd1dConv();
     im2col_ = kernels::Im2colConv();
     const Tensor &filter = context->input(1);
     if (!filter.is_constant() || !filter.has_data() || !context->will_run()) {
@@ -213,21 +220,37 @@ class Conv2dOp : public Operation {
     const int tile = winograd < 0 ? kernels::ChooseWinogradTile(geometry, isa)
                      : kernels::WinogradApplies(geometry) ? winograd
                                                           : 0;
-    const bool packed =
-        tile > 0
-            ? winograd_.Init(geometry, tile, filter.data<float>(), isa, threads,
-                             context->thread_pool(), context->packed_weights(),
-                             context->deferred_work())
-            : im2col_.Init(geometry, filter.data<float>(), isa, threads,
-                           context->thread_pool(), context->packed_weights(),
-                           context->deferred_work());
+    const float *weights = filter.data<float>();
+    bool packed = false;
+    int64_t scratch_bytes = 0;
+    if (tile > 0) {
+      packed = winograd_.Init(geometry, tile, weights, isa, threads,
+                              context->thread_pool(), context->packed_weights(),
+                              context->deferred_work());
+      scratch_bytes = winograd_.ScratchBytes();
+    } else if (winograd != 0 && kernels::Winograd1dPays(geometry)) {
+      packed = winograd_1d_.Init(geometry, weights, isa, threads,
+                                 context->packed_weights());
+      scratch_bytes = winograd_1d_.ScratchBytes();
+    } else {
+      packed =
+          im2col_.Init(geometry, weights, isa, threads, context->thread_pool(),
+                       context->packed_weights(), context->deferred_work());
+      scratch_bytes = im2col_.ScratchBytes();
+    }
     if (!packed) {
       return context->OutOfResources("cannot allocate the packed copy of ",
                                      "filter '", filter.name(), "'");
     }
-    context->RequestScratch(tile > 0 ? winograd_.ScratchBytes()
-                                     : im2col_.ScratchBytes());
+    context->RequestScratch(scratch_bytes);
     return MaceStatus::MACE_SUCCESS;
+  }
+
+  // Whether a fast kernel holds the filter packed (else the reference
+  // path runs).
+  bool Packed() const {
+    return winograd_.initialized() || winograd_1d_.initialized() ||
+           im2col_.initialized();
   }
 
   // dims_ plus the window arguments, as the fast kernels take them.
@@ -266,6 +289,7 @@ class Conv2dOp : public Operation {
   AxisTaps cols_;
   // At most one initialised; none: reference path.
   kernels::WinogradConv winograd_;
+  kernels::Winograd1dConv winograd_1d_;
   kernels::Im2colConv im2col_;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/kernels/winograd_1d.h"
 #include "tests/common/op_tester.h"
 #include "tests/common/reference.h"
 
@@ -265,6 +266,46 @@ TEST(Conv2dTest, FusedActivationsMatchReference) {
   s.activation = "LEAKYRELU";
   s.coefficient = 0.1f;
   CheckConv(s, 2);
+}
+
+// 1 x r and r x 1 windows with channels enough for Winograd along one axis
+// (mace/kernels/winograd_1d.h), with fused activations, on 1 and 2
+// threads; the `winograd` arg 0 keeps them on im2col.
+TEST(Conv2dTest, FactorisedWindowsMatchReference) {
+  struct Window {
+    std::vector<int64_t> input;
+    int64_t out_c, kernel_h, kernel_w;
+  };
+  const Window windows[] = {{{1, 17, 13, 64}, 64, 1, 7},
+                            {{2, 13, 17, 64}, 64, 7, 1},
+                            {{1, 9, 12, 96}, 96, 1, 3},
+                            {{1, 12, 9, 96}, 96, 3, 1},
+                            {{1, 11, 10, 48}, 32, 5, 1}};
+  for (const Window &window : windows) {
+    kernels::ConvGeometry g;
+    g.batch = window.input[0];
+    g.in_h = g.out_h = window.input[1];
+    g.in_w = g.out_w = window.input[2];
+    g.in_c = window.input[3];
+    g.out_c = window.out_c;
+    g.kernel_h = window.kernel_h;
+    g.kernel_w = window.kernel_w;
+    g.pad_top = (g.kernel_h - 1) / 2;
+    g.pad_left = (g.kernel_w - 1) / 2;
+    ASSERT_TRUE(kernels::Winograd1dPays(g));
+    for (int threads : {1, 2}) {
+      ConvSpec s =
+          Spec(window.input, window.out_c, window.kernel_h, window.kernel_w);
+      s.padding = 1;
+      CheckConv(s, threads);
+      s.activation = "LEAKYRELU";
+      s.coefficient = 0.1f;
+      CheckConv(s, threads);
+      s.activation = "RELU";
+      s.winograd = 0;
+      CheckConv(s, threads);
+    }
+  }
 }
 
 TEST(Conv2dTest, Fp16WeightsMatchReferenceLoosely) {

@@ -20,6 +20,7 @@
 #include "mace/kernels/conv_tasks.h"
 #include "mace/kernels/sgemm_ukernel.h"
 #include "mace/kernels/winograd.h"
+#include "mace/kernels/winograd_1d.h"
 #include "tests/common/kernel_test_util.h"
 
 namespace mace {
@@ -148,6 +149,14 @@ void RunConv(const Im2colConv &kernel, const Problem &p, float *output,
              epilogue);
 }
 void RunConv(const WinogradConv &kernel, const Problem &p, float *output,
+             float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue,
+             int64_t out_stride = 0) {
+  kernel.Run(p.input.data(), p.bias.data(), output,
+             out_stride > 0 ? out_stride : p.geo.out_c, scratch, pool,
+             epilogue);
+}
+
+void RunConv(const Winograd1dConv &kernel, const Problem &p, float *output,
              float *scratch, ThreadPool *pool, const SgemmEpilogue *epilogue,
              int64_t out_stride = 0) {
   kernel.Run(p.input.data(), p.bias.data(), output,
@@ -535,6 +544,61 @@ TEST(ConvKernelsTest, WinogradEveryTileAndIsaMatchesFloat64) {
       }
     }
   }
+}
+
+std::vector<Case> Winograd1dCases() {
+  std::vector<Case> cases;
+  // Inception's factorised layers (17x17, padded to keep the size), with
+  // channels off the SIMD widths; one pixel; a width the tile's m does not
+  // divide; padding on one side only; taps wholly in the padding (pads
+  // past the kernel); two images; rows of tiles in blocks of the SGEMM's
+  // tiles and across the images' edge.
+  cases.push_back({1, 17, 17, 24, 40, 1, 7, 1, 1, 0, 3, 0, 3});
+  cases.push_back({1, 17, 17, 24, 40, 7, 1, 1, 1, 3, 0, 3, 0});
+  cases.push_back({1, 8, 8, 33, 17, 1, 3, 1, 1, 0, 1, 0, 1});
+  cases.push_back({1, 8, 8, 33, 17, 3, 1, 1, 1, 1, 0, 1, 0});
+  cases.push_back({1, 1, 1, 5, 3, 1, 5, 1, 1, 0, 2, 0, 2});
+  cases.push_back({1, 1, 1, 5, 3, 5, 1, 1, 1, 2, 0, 2, 0});
+  cases.push_back({1, 5, 13, 9, 20, 1, 5});  // valid
+  cases.push_back({1, 13, 5, 9, 20, 5, 1, 1, 1, 4, 0, 0, 0});
+  cases.push_back({1, 6, 9, 7, 11, 1, 7, 1, 1, 1, 8, 2, 0});
+  cases.push_back({2, 23, 19, 16, 70, 7, 1, 1, 1, 3, 0, 3, 0});
+  cases.push_back({2, 19, 23, 16, 70, 1, 7, 1, 1, 0, 3, 0, 3});
+  return cases;
+}
+
+TEST(ConvKernelsTest, Winograd1dEveryShapeAndIsaMatchesFloat64) {
+  std::mt19937 rng(21);
+  for (const Case &c : Winograd1dCases()) {
+    const Problem p = MakeProblem(c, &rng);
+    ASSERT_TRUE(Winograd1dApplies(p.geo)) << Describe(c);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      Winograd1dConv conv;
+      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3));
+      const std::string what =
+          std::string(SgemmIsaName(isa)) + " 1-D F(" +
+          std::to_string(conv.tile_m()) + "," +
+          std::to_string(std::max(c.kernel_h, c.kernel_w)) + ") " + Describe(c);
+      ExpectMatches(conv, p, 2e-6, what);
+      ExpectStridedMatchesPacked(conv, p, what);
+    }
+  }
+}
+
+TEST(ConvKernelsTest, Winograd1dTakesOnlyItsWindows) {
+  std::mt19937 rng(22);
+  auto applies = [&](Case c) {
+    return Winograd1dApplies(MakeProblem(c, &rng).geo);
+  };
+  EXPECT_TRUE(applies({1, 9, 9, 4, 4, 1, 3}));
+  EXPECT_TRUE(applies({1, 9, 9, 4, 4, 5, 1}));
+  EXPECT_FALSE(applies({1, 9, 9, 4, 4, 3, 3}));        // 2-D: WinogradConv's
+  EXPECT_FALSE(applies({1, 9, 9, 4, 4, 1, 1}));        // no window
+  EXPECT_FALSE(applies({1, 9, 9, 4, 4, 1, 9}));        // past the 8-point tile
+  EXPECT_FALSE(applies({1, 9, 9, 4, 4, 1, 4}));        // even
+  EXPECT_FALSE(applies({1, 9, 9, 4, 4, 1, 3, 2}));     // strided
+  EXPECT_FALSE(applies({1, 9, 9, 4, 4, 1, 3, 1, 2}));  // dilated
+  EXPECT_FALSE(applies({1, 9, 9, 4, 4, 1, 3, 1, 1, 0, 0, 0, 0, 2}));
 }
 
 // Root-mean-square error of `got` over that of the float64 outputs.

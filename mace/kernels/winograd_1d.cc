@@ -1,0 +1,255 @@
+#include "mace/kernels/winograd_1d.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "mace/kernels/conv_tasks.h"
+#include "mace/kernels/winograd.h"
+#include "mace/kernels/winograd_1d_transform.h"
+
+namespace mace {
+namespace kernels {
+namespace {
+
+constexpr int kT = kWinograd1dTile;
+
+const Winograd1dTransforms &TransformsFor(SgemmIsa isa, int r) {
+  switch (isa) {
+#if defined(__x86_64__)
+    case SgemmIsa::kAvx2:
+      return Winograd1dTransformsAvx2(r);
+    case SgemmIsa::kAvx512:
+      return Winograd1dTransformsAvx512(r);
+#endif
+#if defined(__aarch64__)
+    case SgemmIsa::kNeon:
+      return Winograd1dTransformsNeon(r);
+#endif
+    default:
+      return Winograd1dTransformsGeneric(r);
+  }
+}
+
+// G[j][k] of r taps, as floats.
+template <int kR>
+void FillG(float (*g)[kT]) {
+  for (int j = 0; j < kT; ++j) {
+    for (int k = 0; k < kR; ++k) {
+      g[j][k] = static_cast<float>(Winograd1dG<kR>::At(j, k));
+    }
+  }
+}
+
+// Tiles per block: the block's 8 transformed inputs and products take
+// about kBlockBytes, as Winograd F(m,3)'s; whole micro-kernel tiles.
+constexpr int64_t kBlockBytes = 1024 * 1024;
+constexpr int64_t kMaxBlockTiles = 128;
+// A transform's value costs this many multiply-adds of the packed SGEMM a
+// point (its loops run at a fraction of the SGEMM's rate).
+constexpr double kTransformCost = 3.0;
+
+int64_t BlockTiles(const ConvGeometry &g, int64_t mr, int64_t tiles) {
+  const int64_t tile_bytes =
+      kT * (g.in_c + g.out_c) * static_cast<int64_t>(sizeof(float));
+  int64_t block = std::clamp(kBlockBytes / tile_bytes, mr, kMaxBlockTiles);
+  block = std::max(mr, block / mr * mr);
+  return std::min(block, tiles);
+}
+
+}  // namespace
+
+bool Winograd1dApplies(const ConvGeometry &g) {
+  const bool one_by_r = g.kernel_h == 1 && g.kernel_w > 1;
+  const bool r_by_one = g.kernel_w == 1 && g.kernel_h > 1;
+  const int64_t r = one_by_r ? g.kernel_w : g.kernel_h;
+  return (one_by_r || r_by_one) && (r == 3 || r == 5 || r == 7) &&
+         g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
+         g.dilation_w == 1 && g.groups == 1;
+}
+
+bool Winograd1dPays(const ConvGeometry &g) {
+  if (!Winograd1dApplies(g)) return false;
+  const bool along_w = g.kernel_h == 1;
+  const int64_t r = along_w ? g.kernel_w : g.kernel_h;
+  const int64_t m = kT + 1 - r;
+  const int64_t length = along_w ? g.out_w : g.out_h;
+  const int64_t lines = g.batch * (along_w ? g.out_h : g.out_w);
+  const double tiles = static_cast<double>(lines * ((length + m - 1) / m));
+  const double pixels = static_cast<double>(lines * length);
+  const double im2col = pixels * r * g.in_c * g.out_c;
+  const double products = tiles * kT * g.in_c * g.out_c;
+  const double transforms =
+      tiles * kT * (kT * g.in_c + m * g.out_c) * kTransformCost;
+  return products + transforms < im2col;
+}
+
+struct Winograd1dConv::TileSpan {
+  const float *taps[kT];  // each in_c floats (the zero row in the padding)
+  float *out;             // the tile's first output pixel
+  int64_t out_step;       // floats between its output pixels
+  int64_t outputs;        // its pixels inside the output (<= m)
+};
+
+bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
+                          SgemmIsa isa, int threads,
+                          PackedWeightSource *source) {
+  geo_ = geometry;
+  along_w_ = geo_.kernel_h == 1;
+  r_ = static_cast<int>(along_w_ ? geo_.kernel_w : geo_.kernel_h);
+  tile_m_ = kT + 1 - r_;
+  if (along_w_) {
+    tiles_a_ = geo_.out_h;
+    tiles_b_ = (geo_.out_w + tile_m_ - 1) / tile_m_;
+  } else {
+    tiles_a_ = (geo_.out_h + tile_m_ - 1) / tile_m_;
+    tiles_b_ = geo_.out_w;
+  }
+  bool ready = false;
+  if (!AcquirePackedBs(kT, geo_.in_c, geo_.out_c, isa, source, &storage_,
+                       &packed_, &ready)) {
+    return false;
+  }
+  if (!ready) {
+    // U[j][ic][oc] = sum_k G[j][k] g[oc][k][ic]; tap k of (oc, ic) is at
+    // filter[(oc * r + k) * in_c + ic] for both window shapes.
+    float g[kT][kT] = {};
+    if (r_ == 3) FillG<3>(g);
+    if (r_ == 5) FillG<5>(g);
+    if (r_ == 7) FillG<7>(g);
+    std::vector<float> taps(r_);
+    for (int64_t oc = 0; oc < geo_.out_c; ++oc) {
+      for (int64_t ic = 0; ic < geo_.in_c; ++ic) {
+        for (int k = 0; k < r_; ++k) {
+          taps[k] = filter[(oc * r_ + k) * geo_.in_c + ic];
+        }
+        for (int j = 0; j < kT; ++j) {
+          float u = 0;
+          for (int k = 0; k < r_; ++k) u += g[j][k] * taps[k];
+          PackedMatrixB &packed = packed_[j];
+          packed.values[packed.Offset(ic, oc)] = u;
+        }
+      }
+    }
+  }
+  slots_ = std::max(1, threads);
+  const int64_t tiles = geo_.batch * tiles_a_ * tiles_b_;
+  const int64_t mr = SgemmTileRows(packed_[0].isa);
+  blocks_ =
+      ThreadRowBlocks(tiles, BlockTiles(geo_, mr, tiles), mr, slots_,
+                      packed_[0].size() * static_cast<int64_t>(sizeof(float)));
+  return true;
+}
+
+int64_t Winograd1dConv::SlotFloats() const {
+  const int64_t rows = blocks_.max_rows();
+  return kT * (WinogradElementStride(rows * geo_.in_c) +
+               WinogradElementStride(rows * geo_.out_c)) +
+         geo_.in_c;
+}
+
+int64_t Winograd1dConv::ScratchBytes() const {
+  return static_cast<int64_t>(slots_) * SlotFloats() *
+         static_cast<int64_t>(sizeof(float));
+}
+
+Winograd1dConv::TileSpan Winograd1dConv::Span(int64_t tile, const float *input,
+                                              const float *zeros, float *output,
+                                              int64_t out_stride) const {
+  const ConvGeometry &g = geo_;
+  const int64_t n = tile / (tiles_a_ * tiles_b_);
+  const int64_t a = tile / tiles_b_ % tiles_a_;
+  const int64_t b = tile % tiles_b_;
+  const float *image = input + n * g.in_h * g.in_w * g.in_c;
+  TileSpan span;
+  // The tile's line (an input row or column) and its first point on it.
+  const float *line;
+  int64_t start, length, step;
+  if (along_w_) {
+    const int64_t ih = a - g.pad_top;
+    line = ih >= 0 && ih < g.in_h ? image + ih * g.in_w * g.in_c : nullptr;
+    start = b * tile_m_ - g.pad_left;
+    length = g.in_w;
+    step = g.in_c;
+    span.out =
+        output + ((n * g.out_h + a) * g.out_w + b * tile_m_) * out_stride;
+    span.out_step = out_stride;
+    span.outputs = std::min<int64_t>(tile_m_, g.out_w - b * tile_m_);
+  } else {
+    const int64_t iw = b - g.pad_left;
+    line = iw >= 0 && iw < g.in_w ? image + iw * g.in_c : nullptr;
+    start = a * tile_m_ - g.pad_top;
+    length = g.in_h;
+    step = g.in_w * g.in_c;
+    span.out =
+        output + ((n * g.out_h + a * tile_m_) * g.out_w + b) * out_stride;
+    span.out_step = g.out_w * out_stride;
+    span.outputs = std::min<int64_t>(tile_m_, g.out_h - a * tile_m_);
+  }
+  for (int k = 0; k < kT; ++k) {
+    const int64_t x = start + k;
+    span.taps[k] =
+        line != nullptr && x >= 0 && x < length ? line + x * step : zeros;
+  }
+  return span;
+}
+
+void Winograd1dConv::Run(const float *input, const float *bias, float *output,
+                         int64_t out_stride, float *scratch, ThreadPool *pool,
+                         const SgemmEpilogue *epilogue) const {
+  const Winograd1dTransforms &transforms = TransformsFor(packed_[0].isa, r_);
+  const int64_t in_c = geo_.in_c;
+  const int64_t out_c = geo_.out_c;
+  const int64_t tile_blocks = blocks_.blocks();
+  const ConvTaskGrid grid =
+      PlanConvTasks(pool, slots_, out_c, packed_[0].nr, tile_blocks);
+  const int64_t max_rows = blocks_.max_rows();
+  const int64_t slot_floats = SlotFloats();
+
+  ForEachSlotRange(
+      pool, grid.slots, tile_blocks * grid.col_blocks,
+      [&](int slot, int64_t &transformed, int64_t begin, int64_t end) {
+        float *v = scratch + slot * slot_floats;
+        float *m = v + kT * WinogradElementStride(max_rows * in_c);
+        float *zeros = m + kT * WinogradElementStride(max_rows * out_c);
+        std::fill(zeros, zeros + in_c, 0.0f);
+        for (int64_t task = begin; task < end; ++task) {
+          const int64_t block = task / grid.col_blocks;
+          const int64_t col0 = task % grid.col_blocks * grid.col_block;
+          const int64_t col1 = std::min(col0 + grid.col_block, out_c);
+          const int64_t tile0 = blocks_.Begin(block);
+          const int64_t count = blocks_.Rows(block);
+          const int64_t v_stride = WinogradElementStride(count * in_c);
+          const int64_t m_stride = WinogradElementStride(count * out_c);
+          if (transformed != block) {
+            for (int64_t i = 0; i < count; ++i) {
+              const TileSpan span =
+                  Span(tile0 + i, input, zeros, output, out_stride);
+              transforms.input(span.taps, in_c, v + i * in_c, v_stride);
+            }
+            transformed = block;
+          }
+          for (int j = 0; j < kT; ++j) {
+            SgemmColumns(count, col0, col1, in_c, v + j * v_stride, in_c,
+                         packed_[j], nullptr, nullptr, nullptr,
+                         m + j * m_stride, out_c, nullptr);
+          }
+          for (int64_t i = 0; i < count; ++i) {
+            const TileSpan span =
+                Span(tile0 + i, input, zeros, output, out_stride);
+            transforms.output(m + i * out_c + col0, m_stride,
+                              bias != nullptr ? bias + col0 : nullptr,
+                              col1 - col0, span.outputs, span.out + col0,
+                              span.out_step);
+            // One pixel at a time: an r x 1 tile's pixels are a column,
+            // further apart than the epilogue's rows may be.
+            for (int64_t q = 0; epilogue != nullptr && q < span.outputs; ++q) {
+              (*epilogue)(span.out + q * span.out_step + col0, 1, col1 - col0,
+                          out_stride);
+            }
+          }
+        }
+      });
+}
+
+}  // namespace kernels
+}  // namespace mace

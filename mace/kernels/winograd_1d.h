@@ -1,0 +1,93 @@
+// Winograd convolution along one axis, F(m, r) with m + r - 1 = 8, for
+// 1 x r and r x 1 stride-1 dilation-1 ungrouped NHWC convolutions, r = 3,
+// 5 or 7 (Inception's factorised 1x7 / 7x1 and 1x3 / 3x1 layers): F(2,7),
+// F(4,5), F(6,3).
+//
+// A tile is 8 input pixels along the kernel's axis, giving m output
+// pixels. Per block of tiles: the input transform gives 8 matrices
+// [tiles, Cin]; each is multiplied by the packed SGEMM with its transformed
+// filter [Cin, Cout] (transformed and packed once, at Init); the output
+// transform turns the 8 products back into m pixels and adds the bias. A
+// 1 x 7 convolution then costs 8 / 2 = 4 multiplies per output instead of
+// 7 (1 x 3: 1.33 instead of 3), plus the transforms.
+//
+// The transforms come from the points 0, +-1, +-2, +-1/2 and infinity
+// (Lavin & Gray's construction, computed at start-up in double). On random
+// data in [-1, 1] and 192 channels their float32 error, relative to the
+// sum of the absolute products behind an output, is 4.9e-8 for F(6,3),
+// 2.9e-8 for F(4,5) and 2.4e-8 for F(2,7), 4.5-5.7x direct summation's.
+
+#ifndef MACE_KERNELS_WINOGRAD_1D_H_
+#define MACE_KERNELS_WINOGRAD_1D_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/core/aligned_buffer.h"
+#include "mace/core/thread_pool.h"
+#include "mace/kernels/conv_im2col.h"
+#include "mace/kernels/sgemm.h"
+
+namespace mace {
+namespace kernels {
+
+// Points per tile along the kernel's axis.
+constexpr int kWinograd1dTile = 8;
+
+// Whether Winograd1dConv can compute this convolution: a 1 x r or r x 1
+// window, r = 3, 5 or 7, stride 1, dilation 1, one group.
+bool Winograd1dApplies(const ConvGeometry &geometry);
+
+// Whether it is expected to be faster than im2col: the GEMMs'
+// multiply-adds (8 per tile instead of r per output pixel) plus the
+// transforms' values at 3 multiply-adds each, as Winograd's cost model
+// counts them (fitted on AVX2; the other ISAs take the same).
+bool Winograd1dPays(const ConvGeometry &geometry);
+
+class Winograd1dConv {
+ public:
+  // `geometry` must satisfy Winograd1dApplies. Transforms `filter` (OHWI)
+  // and packs it for `isa`, now (8 / r of the filter's size, which the
+  // load writes anyway); false when that does not fit in memory.
+  // `source` (may be null) gives the memory of the transformed filter,
+  // maybe transformed already (sgemm.h AcquirePackedBs).
+  bool Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
+            int threads, PackedWeightSource *source = nullptr);
+
+  int64_t ScratchBytes() const;
+
+  // As WinogradConv::Run: output[N, out_h, out_w, out_c] (pixels
+  // out_stride floats apart) = conv(input) + bias (null: none); the
+  // epilogue (may be null) sees the finished pixels of a tile, rows =
+  // pixels.
+  void Run(const float *input, const float *bias, float *output,
+           int64_t out_stride, float *scratch, ThreadPool *pool,
+           const SgemmEpilogue *epilogue) const;
+
+  bool initialized() const { return !packed_.empty(); }
+  // Output pixels per tile: 9 - r.
+  int tile_m() const { return tile_m_; }
+  const RowBlocks &blocks() const { return blocks_; }
+
+ private:
+  // Where one tile reads and writes.
+  struct TileSpan;
+  TileSpan Span(int64_t tile, const float *input, const float *zeros,
+                float *output, int64_t out_stride) const;
+  int64_t SlotFloats() const;
+
+  ConvGeometry geo_;
+  bool along_w_ = true;  // a 1 x r window (else r x 1)
+  int r_ = 0;
+  int tile_m_ = 0;
+  int64_t tiles_a_ = 0, tiles_b_ = 0;  // tile grid [batch][a][b]
+  RowBlocks blocks_;
+  int slots_ = 1;
+  AlignedArray<float> storage_;
+  std::vector<PackedMatrixB> packed_;  // per transform element: [Cin, Cout]
+};
+
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_WINOGRAD_1D_H_

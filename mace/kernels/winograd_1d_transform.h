@@ -1,0 +1,155 @@
+// Internal to mace/kernels: the transforms of Winograd1dConv (1-D F(m, r),
+// m + r - 1 = 8), shared by winograd_1d.cc and the per-ISA files.
+//
+// All three use F(6,3)'s points (0, +-1, +-2, +-1/2, infinity): the same
+// Bt for every r, At made of F(6,3)'s first m rows, and a G of r columns.
+// The input and output transforms run WinogradApply (winograd_transform.h)
+// over kWinogradLanes channels at a time, compiled by each per-ISA file
+// with its own vector flags.
+
+#ifndef MACE_KERNELS_WINOGRAD_1D_TRANSFORM_H_
+#define MACE_KERNELS_WINOGRAD_1D_TRANSFORM_H_
+
+#include <cstdint>
+
+#include "mace/kernels/winograd_1d.h"
+#include "mace/kernels/winograd_transform.h"
+
+namespace mace {
+namespace kernels {
+
+// At of F(kM, r): F(6,3)'s rows 0 .. kM - 1, the infinity term (the last
+// column) in row kM - 1 only.
+template <int kM>
+struct Winograd1dAt {
+  static constexpr double At(int q, int j) {
+    if (j == kWinograd1dTile - 1) return q == kM - 1 ? 1.0 : 0.0;
+    return WinogradMatrices<6>::kAt[q][j];
+  }
+};
+
+// G of F(9 - kR, kR): row j is p_j^k / prod_{l != j} (p_j - p_l) for F(6,3)'s
+// finite points p (row 0 negated, as F(6,3)'s Bt negates its row 0), and
+// the infinity row takes the last tap.
+template <int kR>
+struct Winograd1dG {
+  static constexpr double At(int j, int k) {
+    constexpr double kPoints[kWinograd1dTile - 1] = {0,  1,   -1,  2,
+                                                     -2, 0.5, -0.5};
+    if (j == kWinograd1dTile - 1) return k == kR - 1 ? 1.0 : 0.0;
+    double value = 1.0;
+    for (int i = 0; i < k; ++i) value *= kPoints[j];
+    for (int l = 0; l < kWinograd1dTile - 1; ++l) {
+      if (l != j) value /= kPoints[j] - kPoints[l];
+    }
+    return j == 0 ? -value : value;
+  }
+};
+
+// v[j * v_stride + c] = sum_k Bt[j][k] taps[k][c] for c < channels: one
+// tile's 8 input points (each `channels` floats) to its 8 transformed rows.
+using Winograd1dInputFn = void (*)(const float *const *taps, int64_t channels,
+                                   float *v, int64_t v_stride);
+// out[q * out_step + c] = bias[c] + sum_j At[q][j] m[j * m_stride + c] for
+// q < outputs (<= m) and c < channels; bias null: none.
+using Winograd1dOutputFn = void (*)(const float *m, int64_t m_stride,
+                                    const float *bias, int64_t channels,
+                                    int64_t outputs, float *out,
+                                    int64_t out_step);
+
+struct Winograd1dTransforms {
+  Winograd1dInputFn input;
+  Winograd1dOutputFn output;
+};
+
+// Per-ISA tables for r = 3, 5 or 7 (defined by the files the build has).
+const Winograd1dTransforms &Winograd1dTransformsGeneric(int r);
+const Winograd1dTransforms &Winograd1dTransformsAvx2(int r);
+const Winograd1dTransforms &Winograd1dTransformsAvx512(int r);
+const Winograd1dTransforms &Winograd1dTransformsNeon(int r);
+
+// Internal to each including file, as winograd_transform.h's templates.
+namespace {
+
+template <typename IsaTag>
+void Winograd1dInput(const float *const *taps, int64_t channels, float *v,
+                     int64_t v_stride) {
+  constexpr int kT = kWinograd1dTile;
+  int64_t c = 0;
+  for (; c + kWinogradLanes <= channels; c += kWinogradLanes) {
+    WinogradApply<WinogradBt<6>, kT, kT>(
+        [&](int k, WinogradVec *x) { LoadLanes(taps[k] + c, x); },
+        [&](int j, const WinogradVec &value) {
+          StoreLanes(v + j * v_stride + c, value);
+        });
+  }
+  if (c == channels) return;
+  // A channel tail: zeros past the channels.
+  const int64_t lanes = channels - c;
+  float staged[kT][kWinogradLanes] = {};
+  for (int k = 0; k < kT; ++k) {
+    std::memcpy(staged[k], taps[k] + c, lanes * sizeof(float));
+  }
+  WinogradApply<WinogradBt<6>, kT, kT>(
+      [&](int k, WinogradVec *x) { LoadLanes(staged[k], x); },
+      [&](int j, const WinogradVec &value) {
+        float lane_values[kWinogradLanes];
+        StoreLanes(lane_values, value);
+        std::memcpy(v + j * v_stride + c, lane_values, lanes * sizeof(float));
+      });
+}
+
+template <typename IsaTag, int kM>
+void Winograd1dOutput(const float *m, int64_t m_stride, const float *bias,
+                      int64_t channels, int64_t outputs, float *out,
+                      int64_t out_step) {
+  constexpr int kT = kWinograd1dTile;
+  for (int64_t c = 0; c < channels; c += kWinogradLanes) {
+    const int64_t lanes = std::min<int64_t>(kWinogradLanes, channels - c);
+    float staged[kT][kWinogradLanes] = {};
+    float lane_bias[kWinogradLanes] = {};
+    if (bias != nullptr) {
+      std::memcpy(lane_bias, bias + c, lanes * sizeof(float));
+    }
+    WinogradVec b;
+    LoadLanes(lane_bias, &b);
+    const bool whole = lanes == kWinogradLanes;
+    if (!whole) {
+      for (int j = 0; j < kT; ++j) {
+        std::memcpy(staged[j], m + j * m_stride + c, lanes * sizeof(float));
+      }
+    }
+    WinogradApply<Winograd1dAt<kM>, kM, kT>(
+        [&](int j, WinogradVec *x) {
+          LoadLanes(whole ? m + j * m_stride + c : staged[j], x);
+        },
+        [&](int q, const WinogradVec &value) {
+          if (q >= outputs) return;
+          if (whole) {
+            StoreLanes(out + q * out_step + c, value + b);
+            return;
+          }
+          float lane_values[kWinogradLanes];
+          StoreLanes(lane_values, value + b);
+          std::memcpy(out + q * out_step + c, lane_values,
+                      lanes * sizeof(float));
+        });
+  }
+}
+
+template <typename IsaTag>
+const Winograd1dTransforms &Winograd1dTransformsFor(int r) {
+  static const Winograd1dTransforms kF63 = {Winograd1dInput<IsaTag>,
+                                            Winograd1dOutput<IsaTag, 6>};
+  static const Winograd1dTransforms kF45 = {Winograd1dInput<IsaTag>,
+                                            Winograd1dOutput<IsaTag, 4>};
+  static const Winograd1dTransforms kF27 = {Winograd1dInput<IsaTag>,
+                                            Winograd1dOutput<IsaTag, 2>};
+  return r == 3 ? kF63 : r == 5 ? kF45 : kF27;
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace mace
+
+#endif  // MACE_KERNELS_WINOGRAD_1D_TRANSFORM_H_
