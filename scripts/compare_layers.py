@@ -104,6 +104,12 @@ def mace_layers(mace, pb, data, x, threads, rounds):
         f = [c.strip() for c in line.strip().strip("|").split("|")]
         if "Op Type" in f:
             column = {title: i for i, title in enumerate(f)}
+            missing = [t for t in ("name", "Filter Shape", "Stride", "Min(ms)")
+                       if t not in column]
+            if missing:
+                sys.exit("%s: its `run --benchmark` report has no %s column "
+                         "(a mace binary older than the Min(ms) column?)"
+                         % (mace, ", ".join(missing)))
             continue
         # "first (+ second, third)": the ONNX nodes the op was fused from.
         fused = [n.strip(" ()+") for n in
