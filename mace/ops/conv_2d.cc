@@ -23,8 +23,8 @@
 // when its cost model says so (mace/kernels/winograd_1d.h; `winograd` 0
 // turns it off too); otherwise GEMM over im2col tiles
 // (mace/kernels/conv_im2col.h, any window and group). All fuse bias and
-// activation. A filter fed at run
-// time runs the reference tap loop, which is also their specification.
+// activation. A filter fed at run time runs the reference tap loop, which
+// is also their specification.
 
 #include "mace/kernels/conv_im2col.h"
 #include "mace/kernels/winograd.h"
@@ -201,8 +201,8 @@ class Conv2dOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
-  // Packs a constant filter for Winograd or im2col and requests their
-  // scratch; leaves both empty (reference path) for a fed filter.
+  // Packs a constant filter for one of the fast kernels and requests its
+  // scratch; leaves all empty (reference path) for a fed filter.
   MaceStatus PrepareKernel(OpContext *context, int winograd) {
     winograd_ = kernels::WinogradConv();
     winograd_1d_ = kernels::Winograd1dConv();
