@@ -1973,6 +1973,122 @@ TEST(FuseActivationTest, LeavesAPReluAfterAnOpWithAnActivation) {
       FuseActivation);
 }
 
+// ---- FusePad ----------------------------------------------------------------
+
+// Graph input "x" [1, 7, 6, kChannels], a Pad "pad" of it with `paddings`
+// (NHWC, before / after per dim) and `pad_args`, and `type` "op" reading
+// the Pad with `op_args`, the graph's output: Pooling 3x3 stride 1, Conv2D
+// 3x3 to kChannels or DepthwiseConv2d 3x3.
+void AddPadThen(GraphBuilder *graph, const std::vector<int64_t> &paddings,
+                const std::vector<OpArg> &pad_args, const std::string &type,
+                std::vector<OpArg> op_args) {
+  Input(graph, "x", {1, 7, 6, kChannels});
+  std::vector<OpArg> args = {OpArg::Ints("paddings", paddings)};
+  args.insert(args.end(), pad_args.begin(), pad_args.end());
+  Op(graph, "Pad", "pad", {"x"}, args);
+  std::vector<std::string> inputs = {"pad"};
+  if (type == "Pooling") {
+    op_args.push_back(OpArg::Ints("kernels", {3, 3}));
+  } else if (type == "Conv2D") {
+    Constant(graph, "w", {kChannels, 3, 3, kChannels}, 31);
+    inputs.push_back("w");
+  } else {
+    Constant(graph, "w", {3, 3, kChannels, 1}, 31);
+    inputs.push_back("w");
+  }
+  Op(graph, type, "op", inputs, op_args);
+  Output(graph, "op");
+}
+
+const std::vector<int64_t> kSpatialPads = {0, 0, 1, 2, 2, 1, 0, 0};
+
+TEST(FusePadTest, FusesZerosIntoAnAveragePoolCountingThem) {
+  const NetDef net = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddPadThen(graph, kSpatialPads, {}, "Pooling",
+                   {OpArg::Int("pooling_type", 1)});
+      },
+      {FusePad}, {"Pooling"});
+  ExpectIntsArg(net, 0, "padding_values", {1, 2, 2, 1});
+  ExpectIntArg(net, 0, "count_include_pad", 1);
+  // Its own pads, counted, add to the Pad's.
+  const NetDef added = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddPadThen(graph, kSpatialPads, {OpArg::Float("constant_value", 0.0f)},
+                   "Pooling",
+                   {OpArg::Ints("padding_values", {1, 0, 0, 1}),
+                    OpArg::Int("count_include_pad", 1)});
+      },
+      {FusePad}, {"Pooling"});
+  ExpectIntsArg(added, 0, "padding_values", {2, 2, 2, 2});
+}
+
+TEST(FusePadTest, FusesZerosIntoConvolutions) {
+  const NetDef conv = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddPadThen(graph, kSpatialPads, {}, "Conv2D", {});
+      },
+      {FusePad}, {"Conv2D"});
+  ExpectIntsArg(conv, 0, "padding_values", {1, 2, 2, 1});
+  // [total_h, total_w] pads (top = total / 2) add as four.
+  const NetDef depthwise = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddPadThen(graph, kSpatialPads, {}, "DepthwiseConv2d",
+                   {OpArg::Ints("padding_values", {3, 2})});
+      },
+      {FusePad}, {"DepthwiseConv2d"});
+  ExpectIntsArg(depthwise, 0, "padding_values", {2, 3, 4, 2});
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddPadThen(graph, kSpatialPads, {}, "Conv2D", {});
+      },
+      FusePad);
+}
+
+TEST(FusePadTest, LeavesPadsThatAreNotItsPadding) {
+  const auto avg = OpArg::Int("pooling_type", 1);
+  struct Form {
+    std::vector<int64_t> paddings;
+    std::vector<OpArg> pad_args;
+    std::string type;
+    std::vector<OpArg> op_args;
+  };
+  const std::vector<Form> forms = {
+      // Max pooling ignores padding; the Pad's zeros would win over
+      // negative values.
+      {kSpatialPads, {}, "Pooling", {OpArg::Int("pooling_type", 2)}},
+      // CEIL rounding's extra cells never count in the divisor.
+      {kSpatialPads, {}, "Pooling", {avg, OpArg::Int("round_mode", 1)}},
+      // Own padding left out of the divisor.
+      {kSpatialPads,
+       {},
+       "Pooling",
+       {avg, OpArg::Ints("padding_values", {1, 1, 1, 1})}},
+      // SAME padding depends on the padded size.
+      {kSpatialPads, {}, "Conv2D", {OpArg::Int("padding", 1)}},
+      // Not zeros, not spatial, not constant.
+      {kSpatialPads, {OpArg::Float("constant_value", 1.0f)}, "Pooling", {avg}},
+      {{0, 0, 1, 1, 1, 1, 0, 1}, {}, "Pooling", {avg}},
+      {{0, 0, 1, 1, 1, 1, 0, 0}, {OpArg::Int("pad_type", 1)}, "Conv2D", {}},
+  };
+  for (const Form &form : forms) {
+    ExpectUnchanged(
+        [&](GraphBuilder *graph) {
+          AddPadThen(graph, form.paddings, form.pad_args, form.type,
+                     form.op_args);
+        },
+        FusePad);
+  }
+  // A Pad that another op (or the graph's output) reads too stays.
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddPadThen(graph, kSpatialPads, {}, "Pooling",
+                   {OpArg::Int("pooling_type", 1)});
+        Output(graph, "pad");
+      },
+      FusePad);
+}
+
 TEST(DefaultPassesTest, FoldBatchNormThenFusePReluIntoADepthwiseConv) {
   ExpectRewrite(
       [](GraphBuilder *graph) {

@@ -14,8 +14,7 @@ std::map<std::string, std::vector<size_t>> ConsumersOf(
   return consumers;
 }
 
-int ProducerOf(const std::vector<OperatorDef> &ops,
-               const std::string &tensor) {
+int ProducerOf(const std::vector<OperatorDef> &ops, const std::string &tensor) {
   for (size_t i = 0; i < ops.size(); ++i) {
     for (const std::string &output : ops[i].output()) {
       if (output == tensor) return static_cast<int>(i);
@@ -64,6 +63,18 @@ std::string StringArg(const OperatorDef &op, const std::string &name,
                       const std::string &default_value) {
   const Argument *arg = FindArg(op, name);
   return arg != nullptr && arg->has_s() ? arg->s() : default_value;
+}
+
+void SetIntArg(OperatorDef *op, const std::string &name, int64_t value) {
+  for (Argument &arg : *op->mutable_arg()) {
+    if (arg.name() == name) {
+      arg.set_i(value);
+      return;
+    }
+  }
+  Argument *arg = op->add_arg();
+  arg->set_name(name);
+  arg->set_i(value);
 }
 
 void SetIntsArg(OperatorDef *op, const std::string &name,

@@ -34,6 +34,8 @@ std::string StringArg(const OperatorDef &op, const std::string &name,
                       const std::string &default_value);
 void SetIntsArg(OperatorDef *op, const std::string &name,
                 const std::vector<int64_t> &values);
+// Sets int argument `name` of `op` to `value`, adding it when absent.
+void SetIntArg(OperatorDef *op, const std::string &name, int64_t value);
 
 // A constant's values as floats (int32 constants widened).
 std::vector<float> ConstantValues(const GraphBuilder &graph,

@@ -22,6 +22,7 @@ const std::vector<NamedPass> &DefaultPasses() {
       {"simplify_reshapes", SimplifyReshapes},
       // Fusions, on the graph the transpose passes left channel last.
       {"remove_dead_ops", RemoveDeadOps},
+      {"fuse_pad", FusePad},
       {"matmul_to_fully_connected", MatMulToFullyConnected},
       {"fold_transpose_into_fully_connected", FoldTransposeIntoFullyConnected},
       {"fold_bias_into_conv", FoldBiasIntoConv},

@@ -51,6 +51,10 @@ MaceStatus FuseSwish(GraphBuilder *graph);
 // Activation GELU.
 MaceStatus FuseGelu(GraphBuilder *graph);
 
+// A zero Pad of H and W feeding only an average pooling, a Conv2D or a
+// DepthwiseConv2d (VALID or explicit padding) → that op's padding.
+MaceStatus FusePad(GraphBuilder *graph);
+
 // MatMul of a rank-2 activation by a constant rank-2 matrix (no
 // transpose_a) → FullyConnected with weight [N, K].
 MaceStatus MatMulToFullyConnected(GraphBuilder *graph);

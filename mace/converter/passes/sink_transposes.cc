@@ -164,15 +164,7 @@ bool MapAxisArg(const std::vector<int64_t> &perm, const std::string &name,
                 int64_t fallback, OperatorDef *op) {
   int64_t axis = IntArg(*op, name, fallback);
   if (!MapAxis(perm, &axis)) return false;
-  for (Argument &arg : *op->mutable_arg()) {
-    if (arg.name() == name) {
-      arg.set_i(axis);
-      return true;
-    }
-  }
-  Argument *arg = op->add_arg();
-  arg->set_name(name);
-  arg->set_i(axis);
+  SetIntArg(op, name, axis);
   return true;
 }
 
