@@ -24,7 +24,7 @@ constexpr int64_t kMaxBlockTiles = 128;
 //    being the rows that share one pass over the packed filter (tiles per
 //    block for Winograd, pixels per tile for im2col): large filters (F(6,3)
 //    on 512 channels is 64 MiB) are streamed from L3 once per block;
-//  - a transform costs kTransformCost per value per tile side.
+//  - a transform costs kWinogradTransformCost per value per tile side.
 // On AVX-512 (an Intel Xeon and an AMD EPYC Zen 4 host, 2026-11-26) it
 // picks the fastest of im2col, F(2,3), F(4,3), F(6,3) on all ten shapes
 // on the Intel host, and of im2col, F(2,3), F(4,3) on nine on the AMD one
@@ -32,8 +32,11 @@ constexpr int64_t kMaxBlockTiles = 128;
 // host). On AVX2 (an AMD EPYC Zen 3 host, 2026-11-27) it picks the fastest
 // of im2col, F(2,3), F(4,3) on all ten, and of the four on eight (F(6,3)
 // 1.5% and 14% faster on 128@28x28 and 80->192@73x73; on 32@149x149 it
-// takes F(6,3), 3% slower than F(4,3)).
-constexpr double kTransformCost = 3.0;
+// takes F(6,3), 3% slower than F(4,3)). The transform cost,
+// kWinogradTransformCost (winograd.h), serves the 1-D kernels' model too
+// (winograd_1d.cc): on the AVX2 host it picked the faster of im2col and
+// 1-D Winograd on all 19 shapes measured (one thread), im2col on the 5
+// with few channels.
 
 // The filter stream's cost in multiply-adds grows with the multiply-adds
 // a cycle: AVX-512 does twice AVX2's, and AVX-512's 8 on AVX2 picked
@@ -88,15 +91,11 @@ void TransformFilter(const WinogradTransforms &transforms, const float *filter,
   }
 }
 
-// Tiles per block (rows of each of the block's GEMMs).
+// Tiles per block of F(tile_m, 3).
 int64_t BlockTiles(const ConvGeometry &g, int tile_m, int64_t mr,
                    int64_t tiles) {
   const int64_t t = tile_m + 2;
-  const int64_t tile_bytes =
-      t * t * (g.in_c + g.out_c) * static_cast<int64_t>(sizeof(float));
-  int64_t block = std::clamp(kBlockBytes / tile_bytes, mr, kMaxBlockTiles);
-  block = std::max(mr, block / mr * mr);
-  return std::min(block, tiles);
+  return WinogradBlockTiles(t * t, g, mr, tiles);
 }
 
 int64_t TileCount(const ConvGeometry &g, int tile_m) {
@@ -119,7 +118,8 @@ double WinogradCost(const ConvGeometry &g, int tile_m, const GemmShape &gemm) {
   const int64_t tiles = TileCount(g, tile_m);
   const double products = GemmCost(gemm, tiles * t * t * g.in_c * g.out_c,
                                    BlockTiles(g, tile_m, gemm.mr, tiles));
-  return products + tiles * t * t * (g.in_c + g.out_c) * t * kTransformCost;
+  return products +
+         tiles * t * t * (g.in_c + g.out_c) * t * kWinogradTransformCost;
 }
 
 double Im2colCost(const ConvGeometry &g, const GemmShape &gemm) {
@@ -140,6 +140,15 @@ double Im2colCost(const ConvGeometry &g, const GemmShape &gemm) {
 // SqueezeNet's 3x3 layers on 13x13 (products 12 KiB and 16 KiB apart) ran
 // F(4,3) in 1.13x the time, its 16->64 on 55x55 in 1.11x, ResNet-50's 256
 // channels on 14x14 (blocks of 12 and 4 tiles) in 1.05x.
+int64_t WinogradBlockTiles(int64_t elements, const ConvGeometry &g, int64_t mr,
+                           int64_t tiles) {
+  const int64_t tile_bytes =
+      elements * (g.in_c + g.out_c) * static_cast<int64_t>(sizeof(float));
+  int64_t block = std::clamp(kBlockBytes / tile_bytes, mr, kMaxBlockTiles);
+  block = std::max(mr, block / mr * mr);
+  return std::min(block, tiles);
+}
+
 int64_t WinogradElementStride(int64_t floats) {
   constexpr int64_t kLineFloats = 64 / sizeof(float);
   const int64_t lines = (floats + kLineFloats - 1) / kLineFloats;

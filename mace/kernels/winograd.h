@@ -57,6 +57,19 @@ int CheapestWinogradTile(const ConvGeometry &geometry, SgemmIsa isa,
 // zoo's 1e-4, so it runs only when the op's `winograd` argument asks.
 int ChooseWinogradTile(const ConvGeometry &geometry, SgemmIsa isa);
 
+// What the Winograd cost models charge a transformed value, in
+// multiply-adds of the packed SGEMM per point it sums (fitted in
+// winograd.cc): the transforms run at a fraction of the SGEMM's rate.
+constexpr double kWinogradTransformCost = 3.0;
+
+// Tiles per block of a Winograd scratch (rows of each of the block's
+// GEMMs) for `elements` transform elements a tile: the block's transformed
+// input and products take about 1 MiB, so that they stay in L2 while the
+// GEMMs walk them; whole micro-kernel tiles (mr), at least one, at most
+// 128 and `tiles`.
+int64_t WinogradBlockTiles(int64_t elements, const ConvGeometry &geometry,
+                           int64_t mr, int64_t tiles);
+
 // Floats between two transform elements' matrices of a block of `floats`
 // each (tiles x channels) in a Winograd scratch: at least floats, an odd
 // count of cache lines (winograd.cc says why).

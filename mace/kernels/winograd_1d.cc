@@ -40,22 +40,6 @@ void FillG(float (*g)[kT]) {
   }
 }
 
-// Tiles per block: the block's 8 transformed inputs and products take
-// about kBlockBytes, as Winograd F(m,3)'s; whole micro-kernel tiles.
-constexpr int64_t kBlockBytes = 1024 * 1024;
-constexpr int64_t kMaxBlockTiles = 128;
-// A transform's value costs this many multiply-adds of the packed SGEMM a
-// point (its loops run at a fraction of the SGEMM's rate).
-constexpr double kTransformCost = 3.0;
-
-int64_t BlockTiles(const ConvGeometry &g, int64_t mr, int64_t tiles) {
-  const int64_t tile_bytes =
-      kT * (g.in_c + g.out_c) * static_cast<int64_t>(sizeof(float));
-  int64_t block = std::clamp(kBlockBytes / tile_bytes, mr, kMaxBlockTiles);
-  block = std::max(mr, block / mr * mr);
-  return std::min(block, tiles);
-}
-
 }  // namespace
 
 bool Winograd1dApplies(const ConvGeometry &g) {
@@ -79,7 +63,7 @@ bool Winograd1dPays(const ConvGeometry &g) {
   const double im2col = pixels * r * g.in_c * g.out_c;
   const double products = tiles * kT * g.in_c * g.out_c;
   const double transforms =
-      tiles * kT * (kT * g.in_c + m * g.out_c) * kTransformCost;
+      tiles * kT * (kT * g.in_c + m * g.out_c) * kWinogradTransformCost;
   return products + transforms < im2col;
 }
 
@@ -134,9 +118,9 @@ bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
   slots_ = std::max(1, threads);
   const int64_t tiles = geo_.batch * tiles_a_ * tiles_b_;
   const int64_t mr = SgemmTileRows(packed_[0].isa);
-  blocks_ =
-      ThreadRowBlocks(tiles, BlockTiles(geo_, mr, tiles), mr, slots_,
-                      packed_[0].size() * static_cast<int64_t>(sizeof(float)));
+  blocks_ = ThreadRowBlocks(
+      tiles, WinogradBlockTiles(kT, geo_, mr, tiles), mr, slots_,
+      packed_[0].size() * static_cast<int64_t>(sizeof(float)));
   return true;
 }
 

@@ -106,7 +106,7 @@ void Winograd1dOutput(const float *m, int64_t m_stride, const float *bias,
   constexpr int kT = kWinograd1dTile;
   for (int64_t c = 0; c < channels; c += kWinogradLanes) {
     const int64_t lanes = std::min<int64_t>(kWinogradLanes, channels - c);
-    float staged[kT][kWinogradLanes] = {};
+    float staged[kT][kWinogradLanes];
     float lane_bias[kWinogradLanes] = {};
     if (bias != nullptr) {
       std::memcpy(lane_bias, bias + c, lanes * sizeof(float));
@@ -114,7 +114,9 @@ void Winograd1dOutput(const float *m, int64_t m_stride, const float *bias,
     WinogradVec b;
     LoadLanes(lane_bias, &b);
     const bool whole = lanes == kWinogradLanes;
+    // A channel tail goes through `staged`, zeros past the channels.
     if (!whole) {
+      std::memset(staged, 0, sizeof(staged));
       for (int j = 0; j < kT; ++j) {
         std::memcpy(staged[j], m + j * m_stride + c, lanes * sizeof(float));
       }
