@@ -40,16 +40,30 @@ void sgemm_6x16_avx2(const SgemmTileA &a, const float *b, const float *bias,
     });
   }
   const int64_t lda = a.lda;
-  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
-                                          const float *b_run, int64_t p) {
-    const __m256 b0 = _mm256_loadu_ps(b_run + p * kNr);
-    const __m256 b1 = kHalf ? b0 : _mm256_loadu_ps(b_run + p * kNr + 8);
-    ForEachRow<kRows>([&](auto r) {
-      const __m256 ar = _mm256_broadcast_ss(a_run + r * lda + p);
-      acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);
-      if (!kHalf) acc1[r] = _mm256_fmadd_ps(ar, b1, acc1[r]);
-    });
-  });
+  // A half-width kernel of few rows sums odd steps into acc1, which it
+  // would otherwise leave idle: two chains per row instead of one.
+  constexpr bool kPaired = kHalf && kRows < kSgemmFmaChains;
+  ForEachRunStep<kNr, kPaired>(
+      a, b, prefetch,
+      [&](const float *a_run, const float *b_run, int64_t p, auto parity) {
+        const __m256 b0 = _mm256_loadu_ps(b_run + p * kNr);
+        const __m256 b1 = kHalf ? b0 : _mm256_loadu_ps(b_run + p * kNr + 8);
+        ForEachRow<kRows>([&](auto r) {
+          const __m256 ar = _mm256_broadcast_ss(a_run + r * lda + p);
+          if constexpr (!kHalf) {
+            acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);
+            acc1[r] = _mm256_fmadd_ps(ar, b1, acc1[r]);
+          } else if constexpr (parity == 0) {
+            acc0[r] = _mm256_fmadd_ps(ar, b0, acc0[r]);
+          } else {
+            acc1[r] = _mm256_fmadd_ps(ar, b0, acc1[r]);
+          }
+        });
+      });
+  if constexpr (kPaired) {
+    ForEachRow<kRows>(
+        [&](auto r) { acc0[r] = _mm256_add_ps(acc0[r], acc1[r]); });
+  }
   if (clamp != nullptr) {
     // max_ps returns its second operand when either is NaN.
     const __m256 lo = _mm256_set1_ps(clamp[0]);

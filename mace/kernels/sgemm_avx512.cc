@@ -23,10 +23,9 @@ constexpr int kNr = 32;
 // padding (n <= 16, or the last panel of such a remainder): the same packed
 // panel, only its first 16 columns read and written, half the FMAs.
 template <int kRows, bool kHalf>
-void sgemm_8x32_avx512(const SgemmTileA &a, const float *b,
-                       const float *bias, const float *clamp,
-                       const float *addend, float *c, int64_t ldc,
-                       const char *prefetch) {
+void sgemm_8x32_avx512(const SgemmTileA &a, const float *b, const float *bias,
+                       const float *clamp, const float *addend, float *c,
+                       int64_t ldc, const char *prefetch) {
   __m512 acc0[kRows];
   __m512 acc1[kRows];
   const __m512 bias0 =
@@ -47,16 +46,30 @@ void sgemm_8x32_avx512(const SgemmTileA &a, const float *b,
     });
   }
   const int64_t lda = a.lda;
-  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
-                                          const float *b_run, int64_t p) {
-    const __m512 b0 = _mm512_loadu_ps(b_run + p * kNr);
-    const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b_run + p * kNr + 16);
-    ForEachRow<kRows>([&](auto r) {
-      const __m512 ar = _mm512_set1_ps(a_run[r * lda + p]);
-      acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
-      if (!kHalf) acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
-    });
-  });
+  // A half-width kernel of few rows sums odd steps into acc1, which it
+  // would otherwise leave idle: two chains per row instead of one.
+  constexpr bool kPaired = kHalf && kRows < kSgemmFmaChains;
+  ForEachRunStep<kNr, kPaired>(
+      a, b, prefetch,
+      [&](const float *a_run, const float *b_run, int64_t p, auto parity) {
+        const __m512 b0 = _mm512_loadu_ps(b_run + p * kNr);
+        const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b_run + p * kNr + 16);
+        ForEachRow<kRows>([&](auto r) {
+          const __m512 ar = _mm512_set1_ps(a_run[r * lda + p]);
+          if constexpr (!kHalf) {
+            acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
+            acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
+          } else if constexpr (parity == 0) {
+            acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
+          } else {
+            acc1[r] = _mm512_fmadd_ps(ar, b0, acc1[r]);
+          }
+        });
+      });
+  if constexpr (kPaired) {
+    ForEachRow<kRows>(
+        [&](auto r) { acc0[r] = _mm512_add_ps(acc0[r], acc1[r]); });
+  }
   if (clamp != nullptr) {
     // max_ps returns its second operand when either is NaN.
     const __m512 lo = _mm512_set1_ps(clamp[0]);

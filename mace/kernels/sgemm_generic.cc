@@ -24,10 +24,9 @@ inline Float4 Load4(const float *p) {
 inline void Store4(float *p, Float4 v) { std::memcpy(p, &v, sizeof(v)); }
 
 template <int kRows>
-void sgemm_4x8_generic(const SgemmTileA &a, const float *b,
-                       const float *bias, const float *clamp,
-                       const float *addend, float *c, int64_t ldc,
-                       const char *prefetch) {
+void sgemm_4x8_generic(const SgemmTileA &a, const float *b, const float *bias,
+                       const float *clamp, const float *addend, float *c,
+                       int64_t ldc, const char *prefetch) {
   Float4 acc0[kRows];
   Float4 acc1[kRows];
   const Float4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -44,16 +43,17 @@ void sgemm_4x8_generic(const SgemmTileA &a, const float *b,
     });
   }
   const int64_t lda = a.lda;
-  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
-                                          const float *b_run, int64_t p) {
-    const Float4 b0 = Load4(b_run + p * kNr);
-    const Float4 b1 = Load4(b_run + p * kNr + 4);
-    ForEachRow<kRows>([&](auto r) {
-      const float ar = a_run[r * lda + p];
-      acc0[r] += ar * b0;
-      acc1[r] += ar * b1;
-    });
-  });
+  ForEachRunStep<kNr>(
+      a, b, prefetch,
+      [&](const float *a_run, const float *b_run, int64_t p, auto /*parity*/) {
+        const Float4 b0 = Load4(b_run + p * kNr);
+        const Float4 b1 = Load4(b_run + p * kNr + 4);
+        ForEachRow<kRows>([&](auto r) {
+          const float ar = a_run[r * lda + p];
+          acc0[r] += ar * b0;
+          acc1[r] += ar * b1;
+        });
+      });
   if (clamp != nullptr) {
     // A comparison with NaN is false: NaN becomes lo.
     const Float4 lo = {clamp[0], clamp[0], clamp[0], clamp[0]};

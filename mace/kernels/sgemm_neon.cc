@@ -47,23 +47,24 @@ void sgemm_4x16_neon(const SgemmTileA &a, const float *b, const float *bias,
     });
   }
   const int64_t lda = a.lda;
-  ForEachRunStep<kNr>(a, b, prefetch, [&](const float *a_run,
-                                          const float *b_run, int64_t p) {
-    const float *row = b_run + p * kNr;
-    const float32x4_t b0 = vld1q_f32(row);
-    const float32x4_t b1 = vld1q_f32(row + 4);
-    const float32x4_t b2 = kHalf ? b0 : vld1q_f32(row + 8);
-    const float32x4_t b3 = kHalf ? b1 : vld1q_f32(row + 12);
-    ForEachRow<kRows>([&](auto r) {
-      const float ar = a_run[r * lda + p];
-      acc0[r] = vfmaq_n_f32(acc0[r], b0, ar);
-      acc1[r] = vfmaq_n_f32(acc1[r], b1, ar);
-      if (!kHalf) {
-        acc2[r] = vfmaq_n_f32(acc2[r], b2, ar);
-        acc3[r] = vfmaq_n_f32(acc3[r], b3, ar);
-      }
-    });
-  });
+  ForEachRunStep<kNr>(
+      a, b, prefetch,
+      [&](const float *a_run, const float *b_run, int64_t p, auto /*parity*/) {
+        const float *row = b_run + p * kNr;
+        const float32x4_t b0 = vld1q_f32(row);
+        const float32x4_t b1 = vld1q_f32(row + 4);
+        const float32x4_t b2 = kHalf ? b0 : vld1q_f32(row + 8);
+        const float32x4_t b3 = kHalf ? b1 : vld1q_f32(row + 12);
+        ForEachRow<kRows>([&](auto r) {
+          const float ar = a_run[r * lda + p];
+          acc0[r] = vfmaq_n_f32(acc0[r], b0, ar);
+          acc1[r] = vfmaq_n_f32(acc1[r], b1, ar);
+          if (!kHalf) {
+            acc2[r] = vfmaq_n_f32(acc2[r], b2, ar);
+            acc3[r] = vfmaq_n_f32(acc3[r], b3, ar);
+          }
+        });
+      });
   if (clamp != nullptr) {
     // The "nm" forms return the number when one operand is NaN.
     const float32x4_t lo = vdupq_n_f32(clamp[0]);

@@ -50,54 +50,77 @@ inline __attribute__((always_inline)) void PrefetchToL2(const char *line) {
   __builtin_prefetch(line, 0, 2);
 }
 
-// Steps [0, k) four per trip, asking for line p of the prefetch region
-// with step p when kPrefetch.
-template <bool kPrefetch, typename Step>
+// The parity of a depth step, as a compile-time constant: kernels whose
+// few accumulators would leave them waiting on the FMA latency (the
+// half-width ones) keep a second set for the odd steps.
+using EvenStep = std::integral_constant<int, 0>;
+using OddStep = std::integral_constant<int, 1>;
+
+// Independent accumulator chains that keep two FMA pipes of 4-cycle latency
+// busy: a kernel with fewer waits on its own results. The half-width
+// kernels of fewer rows than this alternate two accumulator sets (1.07-1.8x
+// on AVX2, 1.1-1.7x for 1-3 rows on AVX-512; 8 rows of 16 lanes lost 15%
+// that way, having the chains already).
+constexpr int kSgemmFmaChains = 8;
+
+// Steps [0, k) as step(p, parity), asking for line p of the prefetch region
+// with step p when kPrefetch. kPaired = false: one step per source
+// iteration (parity always even), unrolled four times by the compiler;
+// GCC 12 allocated the AVX2 kernel's 12 accumulators badly in a loop
+// written with several steps per iteration (a spill and register copies
+// every trip), which left the 6x16 kernel 8-10% slower (in-process A/B,
+// blocks in L1/L2, K = 64-1024). kPaired = true: an even and an odd step
+// per iteration, for the kernels that alternate two accumulator sets.
+template <bool kPrefetch, bool kPaired, typename Step>
 inline __attribute__((always_inline)) void DepthSteps(int64_t k,
                                                       const char *prefetch,
                                                       Step &step) {
-  auto fetch = [prefetch](int64_t p) {
+  auto fetch_and_step = [&](int64_t p, auto parity)
+      __attribute__((always_inline)) {
     if constexpr (kPrefetch) PrefetchToL2(prefetch + p * kSgemmPrefetchStride);
+    step(p, parity);
   };
-  int64_t p = 0;
-  for (; p + 4 <= k; p += 4) {
-    for (int64_t u = 0; u < 4; ++u) fetch(p + u);
-    step(p);
-    step(p + 1);
-    step(p + 2);
-    step(p + 3);
-  }
-  for (; p < k; ++p) {
-    fetch(p);
-    step(p);
+  if constexpr (kPaired) {
+    int64_t p = 0;
+#pragma GCC unroll 2
+    for (; p + 2 <= k; p += 2) {
+      fetch_and_step(p, EvenStep{});
+      fetch_and_step(p + 1, OddStep{});
+    }
+    if (p < k) fetch_and_step(p, EvenStep{});
+  } else {
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < k; ++p) fetch_and_step(p, EvenStep{});
   }
 }
 
-// The micro-kernels' depth loop: step(p) for p = 0 .. k - 1, with line p
-// of the prefetch region (if any) asked for on the way. Four steps per
-// trip, and the prefetch test outside the loop: with one step per trip the
-// counter, the branch and that test took a quarter of the AVX-512 kernel's
-// instructions, and unrolling made ResNet-50's and MobileNet-v1's
-// pointwise layers with K = 512-1024 5-9% faster (op benchmarks, 1
-// thread).
-template <typename Step>
+// The micro-kernels' depth loop: step(p, parity) for p = 0 .. k - 1, with
+// line p of the prefetch region (if any) asked for on the way. Several
+// steps per trip, and the prefetch test outside the loop: with one step
+// per trip the counter, the branch and that test took a quarter of the
+// AVX-512 kernel's instructions, and unrolling made ResNet-50's and
+// MobileNet-v1's pointwise layers with K = 512-1024 5-9% faster (op
+// benchmarks, 1 thread).
+template <bool kPaired, typename Step>
 inline __attribute__((always_inline)) void ForEachDepthStep(
     int64_t k, const char *prefetch, Step &&step) {
   if (prefetch != nullptr) {
-    DepthSteps<true>(k, prefetch, step);
+    DepthSteps<true, kPaired>(k, prefetch, step);
   } else {
-    DepthSteps<false>(k, prefetch, step);
+    DepthSteps<false, kPaired>(k, prefetch, step);
   }
 }
 
-// The micro-kernels' loop over A's runs: step(a_run, b_run, p) for every
-// depth step p of every run that is not null (ForEachDepthStep), a_run
+// The micro-kernels' loop over A's runs: step(a_run, b_run, p, parity) for
+// every depth step p of every run that is not null (ForEachDepthStep), a_run
 // pointing at the tile's first row in the run and b_run at the run's first
 // row of the panel of kNr columns; line s * run_k + p of the prefetch
-// region is asked for with step p of run s.
-template <int kNr, typename Step>
-inline __attribute__((always_inline)) void ForEachRunStep(
-    const SgemmTileA &a, const float *b, const char *prefetch, Step &&step) {
+// region is asked for with step p of run s. kPaired: as DepthSteps.
+template <int kNr, bool kPaired = false, typename Step>
+inline __attribute__((always_inline)) void ForEachRunStep(const SgemmTileA &a,
+                                                          const float *b,
+                                                          const char *prefetch,
+                                                          Step &&step) {
   for (int s = 0; s < a.runs.count; ++s) {
     if (a.runs.runs[s] == nullptr) continue;
     const float *a_run = a.runs.runs[s] + a.offset;
@@ -105,10 +128,10 @@ inline __attribute__((always_inline)) void ForEachRunStep(
     const char *fetch = prefetch != nullptr
                             ? prefetch + s * a.runs.run_k * kSgemmPrefetchStride
                             : nullptr;
-    auto run_step = [&](int64_t p) __attribute__((always_inline)) {
-      step(a_run, b_run, p);
+    auto run_step = [&](int64_t p, auto parity) __attribute__((always_inline)) {
+      step(a_run, b_run, p, parity);
     };
-    ForEachDepthStep(a.runs.run_k, fetch, run_step);
+    ForEachDepthStep<kPaired>(a.runs.run_k, fetch, run_step);
   }
 }
 
