@@ -106,11 +106,21 @@ bool Im2colConv::ReadsInputInPlace() const {
          geo_.out_h == geo_.in_h && geo_.out_w == geo_.in_w;
 }
 
+int64_t Im2colConv::InputBytes() const {
+  return geo_.batch * geo_.in_h * geo_.in_w * geo_.in_c *
+         static_cast<int64_t>(sizeof(float));
+}
+
+int64_t Im2colConv::MatrixBytes() const {
+  if (geo_.groups != 1 || packed_.empty()) return 0;
+  return packed_[0].size() * static_cast<int64_t>(sizeof(float));
+}
+
 int64_t Im2colConv::ScratchBytes() const {
   if (ReadsInputInPlace()) return 0;
-  const int64_t slot_floats =
-      ReadsWindowRowsInPlace() ? WindowRowsScratchFloats()
-                               : tiles_.max_rows() * k_;
+  const int64_t slot_floats = ReadsWindowRowsInPlace()
+                                  ? WindowRowsScratchFloats()
+                                  : tiles_.max_rows() * k_;
   return static_cast<int64_t>(slots_) * slot_floats *
          static_cast<int64_t>(sizeof(float));
 }
@@ -279,9 +289,9 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
   const int64_t band_rows = BandRows();
   const int64_t bands = (out_rows + band_rows - 1) / band_rows;
   const int64_t nr = packed_[0].nr;
-  const ConvTaskGrid grid = PlanConvTasks(pool, slots_, g.out_c, nr, bands);
+  const ConvTaskGrid grid = PlanConvTasks(pool, slots_, g.out_c, nr, bands,
+                                          InputBytes(), MatrixBytes());
   const int64_t col_block = grid.col_block;
-  const int64_t col_blocks = grid.col_blocks;
   const WindowRowSplit split = SplitWindowRow();
   const int64_t left_floats = PaddedEdgeFloats(split.left_end);
   const int64_t row_floats =
@@ -292,14 +302,14 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
 
   // `held`: the band whose edge pixels' padded window rows the slot holds.
   ForEachSlotRange(
-      pool, grid.slots, bands * col_blocks,
+      pool, grid.slots, grid.tasks(),
       [&](int slot, int64_t &held, int64_t begin, int64_t end) {
         float *padded = scratch + slot * slot_floats;
         for (int64_t task = begin; task < end; ++task) {
-          const int64_t band = task / col_blocks;
+          const int64_t band = grid.RowTask(task);
           const int64_t row0 = band * band_rows;
           const int64_t rows = std::min(band_rows, out_rows - row0);
-          const int64_t col0 = task % col_blocks * col_block;
+          const int64_t col0 = grid.ColBlock(task) * col_block;
           const int64_t col1 = std::min(col0 + col_block, g.out_c);
           // Each row's pixels in up to three segments: the edges read a
           // padded copy of their window rows (a tile of one edge pixel
@@ -334,12 +344,12 @@ void Im2colConv::RunWindowRows(const float *input, const float *bias,
             if (split.right_begin > split.left_end) {
               WindowSegment &s = segments[count++];
               s = WindowSegment{row * g.out_w + split.left_end,
-                                split.right_begin - split.left_end, {}};
+                                split.right_begin - split.left_end,
+                                {}};
               const int64_t iw0 = split.left_end * g.stride_w - g.pad_left;
               for (int kh = 0; kh < kernel_h; ++kh) {
-                s.runs[kh] = in_rows[kh] != nullptr
-                                 ? in_rows[kh] + iw0 * g.in_c
-                                 : nullptr;
+                s.runs[kh] = in_rows[kh] != nullptr ? in_rows[kh] + iw0 * g.in_c
+                                                    : nullptr;
               }
             }
             add_padded(split.right_begin, g.out_w, row_padded + left_floats);
@@ -376,26 +386,25 @@ void Im2colConv::Run(const float *input, const float *bias, const float *clamp,
   const int64_t out_per_group = geo_.out_c / geo_.groups;
   const int64_t in_per_group = geo_.in_c / geo_.groups;
   const int64_t pixel_tiles = tiles_.blocks();
-  const ConvTaskGrid grid = PlanConvTasks(
-      pool, slots_, out_per_group, packed_[0].nr, pixel_tiles * geo_.groups);
+  const ConvTaskGrid grid =
+      PlanConvTasks(pool, slots_, out_per_group, packed_[0].nr,
+                    pixel_tiles * geo_.groups, InputBytes(), MatrixBytes());
   const int64_t col_block = grid.col_block;
-  const int64_t col_blocks = grid.col_blocks;
-  const int64_t tasks = geo_.groups * pixel_tiles * col_blocks;
   const bool in_place = ReadsInputInPlace();
 
   // `gathered`: the (group, tile) whose rows the slot's a_tile holds.
   ForEachSlotRange(
-      pool, grid.slots, tasks,
+      pool, grid.slots, grid.tasks(),
       [&](int slot, int64_t &gathered, int64_t begin, int64_t end) {
         float *a_tile =
             in_place ? nullptr : scratch + slot * tiles_.max_rows() * k_;
         for (int64_t task = begin; task < end; ++task) {
-          const int64_t group_tile = task / col_blocks;
+          const int64_t group_tile = grid.RowTask(task);
           const int64_t group = group_tile / pixel_tiles;
           const int64_t tile = group_tile % pixel_tiles;
           const int64_t pixel0 = tiles_.Begin(tile);
           const int64_t rows = tiles_.Rows(tile);
-          const int64_t col0 = task % col_blocks * col_block;
+          const int64_t col0 = grid.ColBlock(task) * col_block;
           const float *a;
           int64_t lda;
           if (in_place) {

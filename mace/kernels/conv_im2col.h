@@ -91,6 +91,11 @@ class Im2colConv {
   void GatherRows(const float *input, int64_t group, int64_t pixel0,
                   int64_t rows, float *a) const;
   bool ReadsInputInPlace() const;
+  // The input's and the packed filter's sizes, which decide whether
+  // threads split the output channels first (SplitColumnsFirst); the
+  // filter's only for one group.
+  int64_t InputBytes() const;
+  int64_t MatrixBytes() const;
   // Whether Run goes by bands of output rows (RunWindowRows) instead of
   // gathering im2col tiles (WindowRowsPay, decided at Init).
   bool ReadsWindowRowsInPlace() const;
@@ -144,8 +149,8 @@ class Im2colConv {
                      const SgemmEpilogue *epilogue) const;
 
   ConvGeometry geo_;
-  int64_t k_ = 0;          // GEMM depth: kernel_h * kernel_w * in_c / groups
-  RowBlocks tiles_;        // the output pixels' im2col tiles
+  int64_t k_ = 0;    // GEMM depth: kernel_h * kernel_w * in_c / groups
+  RowBlocks tiles_;  // the output pixels' im2col tiles
   int slots_ = 1;
   bool by_window_rows_ = false;
   std::vector<PackedMatrixB> packed_;  // one per group

@@ -98,23 +98,84 @@ inline int64_t ColumnBlockWidth(int64_t n, int64_t panel, int64_t row_tasks,
   return ((panels + blocks - 1) / blocks) * panel;
 }
 
+// A packed matrix up to this size is read whole by every thread from its
+// own L2, so blocks of rows multiplying it are cut to give each thread
+// rows of its own (ThreadRowBlocks) rather than a share of the output
+// channels of every row. Depthwise convolutions and pooling split by rows:
+// a split by channels had each thread read half of the next op's input
+// from the other core's cache (MobileNet-v2's 14x14 depthwise ran slower
+// on 2 threads than on 1 after its 64->384 expansion, one tile of 196
+// pixels cut into channel blocks), and Winograd transformed the same input
+// tiles on every thread. On the lent 16-core machine limits of 1-8 MiB
+// measured the same as 512 KiB for im2col, and for Winograd F(2,3) every
+// limit from 128 KiB to 4 MiB a matrix (2-64 MiB of filter), all ahead of
+// none and of 32 KiB.
+constexpr int64_t kPixelSplitMatrixBytes = 512 * 1024;
+
 // How a convolution's Run shares its tasks: `slots` scratch areas (the
 // pool's threads, at most the `max_slots` its scratch was sized for) and
 // the output channels cut into col_blocks blocks of col_block columns
-// (ColumnBlockWidth over `row_tasks` rows of tasks).
+// (ColumnBlockWidth over `row_tasks` rows of tasks). Task t is row task
+// RowTask(t) of column block ColBlock(t): by rows first (each column block
+// of a row task, then the next row task), or, with columns_first, by
+// column blocks first, so that each thread's share of the tasks is whole
+// column blocks (SplitColumnsFirst).
 struct ConvTaskGrid {
   int slots;
   int64_t col_block;
   int64_t col_blocks;
+  int64_t row_tasks;
+  bool columns_first = false;
+
+  int64_t tasks() const { return row_tasks * col_blocks; }
+  int64_t RowTask(int64_t task) const {
+    return columns_first ? task % row_tasks : task / col_blocks;
+  }
+  int64_t ColBlock(int64_t task) const {
+    return columns_first ? task / row_tasks : task % col_blocks;
+  }
 };
 
+// A packed matrix larger than kPixelSplitMatrixBytes (above) does not stay
+// in L2 from one block of rows to the next: rows first, each thread reads
+// its share of the input once and the whole matrix about twice (counted
+// so), columns first the whole input and its share of the matrix. Columns
+// first when that reads less: input (T - 1) / T <= (2 - 1 / T) matrix for
+// T threads (ResNet-50's stride-2 3x3 filters, 0.6-9.4 MB, against inputs
+// of 0.4-1.6 MB). In-process A/B on 2 threads: its stride-2 3x3 layers on
+// 56x56 and 28x28 0.92-0.93 of their time, all its stride-2 layers
+// together 0.94-0.99, the whole model within noise.
+inline bool SplitColumnsFirst(int64_t input_bytes, int64_t matrix_bytes,
+                              int threads) {
+  if (threads <= 1 || matrix_bytes <= kPixelSplitMatrixBytes) return false;
+  return input_bytes * (threads - 1) <= (2 * threads - 1) * matrix_bytes;
+}
+
+// The grid for a convolution whose tasks multiply a packed matrix of
+// `matrix_bytes` (0: rows first, as before) by an input of `input_bytes`.
 inline ConvTaskGrid PlanConvTasks(ThreadPool *pool, int max_slots, int64_t n,
-                                  int64_t panel, int64_t row_tasks) {
+                                  int64_t panel, int64_t row_tasks,
+                                  int64_t input_bytes = 0,
+                                  int64_t matrix_bytes = 0) {
   const int threads = pool != nullptr ? pool->num_threads() : 1;
   ConvTaskGrid grid;
   grid.slots = std::min(threads, max_slots);
+  grid.row_tasks = row_tasks;
   grid.col_block = ColumnBlockWidth(n, panel, row_tasks, grid.slots);
   grid.col_blocks = (n + grid.col_block - 1) / grid.col_block;
+  const int64_t panels = (n + panel - 1) / panel;
+  if (SplitColumnsFirst(input_bytes, matrix_bytes, grid.slots) &&
+      panels >= grid.slots) {
+    // A multiple of the slots' count of blocks, so that the threads'
+    // equal shares of the tasks are whole blocks.
+    const int64_t blocks = std::min(
+        panels,
+        (std::max<int64_t>(grid.col_blocks, grid.slots) + grid.slots - 1) /
+            grid.slots * grid.slots);
+    grid.col_block = (panels + blocks - 1) / blocks * panel;
+    grid.col_blocks = (n + grid.col_block - 1) / grid.col_block;
+    grid.columns_first = true;
+  }
   return grid;
 }
 
@@ -175,20 +236,6 @@ class RowBlocks {
   int64_t blocks_ = 1;
   int64_t max_rows_ = 0;
 };
-
-// A packed matrix up to this size is read whole by every thread from its
-// own L2, so blocks of rows multiplying it are cut to give each thread
-// rows of its own (ThreadRowBlocks) rather than a share of the output
-// channels of every row. Depthwise convolutions and pooling split by rows:
-// a split by channels had each thread read half of the next op's input
-// from the other core's cache (MobileNet-v2's 14x14 depthwise ran slower
-// on 2 threads than on 1 after its 64->384 expansion, one tile of 196
-// pixels cut into channel blocks), and Winograd transformed the same input
-// tiles on every thread. On the lent 16-core machine limits of 1-8 MiB
-// measured the same as 512 KiB for im2col, and for Winograd F(2,3) every
-// limit from 128 KiB to 4 MiB a matrix (2-64 MiB of filter), all ahead of
-// none and of 32 KiB.
-constexpr int64_t kPixelSplitMatrixBytes = 512 * 1024;
 
 // RowBlocks::AtMost(count, max_rows, align), raised to a multiple of
 // `slots` blocks when slots threads share them and each block multiplies a

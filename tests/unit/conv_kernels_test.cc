@@ -355,6 +355,66 @@ TEST(ConvKernelsTest, Im2colEveryIsaMatchesFloat64OnEdgeShapes) {
   }
 }
 
+// Filters larger than kPixelSplitMatrixBytes with a smaller input, where
+// threads split the output channels first (SplitColumnsFirst): a stride-2
+// 3x3 read by window rows, a 1x1 read in place, a width-dilated 3x3
+// through gathered tiles; on 2 and 3 threads each matches float64 and the
+// 1-thread result bit for bit (ExpectMatches).
+TEST(ConvKernelsTest, LargeFiltersSplitByChannelsMatchFloat64) {
+  std::mt19937 rng(13);
+  const Case cases[] = {
+      {1, 9, 10, 160, 224, 3, 3, 2, 1, 1, 1, 1, 1},  // 1.3 MB of filter
+      {1, 7, 7, 512, 300, 1, 1},                     // 0.6 MB
+      {1, 9, 9, 96, 200, 3, 3, 1, 2, 2, 2, 2, 2},    // 0.7 MB
+  };
+  for (const Case &c : cases) {
+    const Problem p = MakeProblem(c, &rng);
+    const int64_t k = c.kernel_h * c.kernel_w * c.in_c;
+    ASSERT_GT(PackedBSize(k, c.out_c, SelectedSgemmIsa()) *
+                  static_cast<int64_t>(sizeof(float)),
+              kPixelSplitMatrixBytes)
+        << Describe(c);
+    Im2colConv conv;
+    ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), SelectedSgemmIsa(), 3));
+    ExpectMatches(conv, p, 1e-5, Describe(c));
+  }
+}
+
+// The task grid: columns first where the filter outweighs the input as
+// SplitColumnsFirst counts (a column block a thread's share of the tasks,
+// each task one (row task, column block) pair), rows first otherwise.
+TEST(ConvKernelsTest, TaskGridSplitsColumnsFirstWhereTheFilterOutweighsInput) {
+  constexpr int64_t kMiB = 1 << 20;
+  // ResNet-50's 3x3 stride 2 on 56x56: 1.6 MB of input, 0.6 MB of filter.
+  EXPECT_TRUE(SplitColumnsFirst(1605632, 589824, 2));
+  EXPECT_FALSE(SplitColumnsFirst(1605632, 589824, 8));
+  EXPECT_FALSE(SplitColumnsFirst(1605632, 589824, 1));
+  EXPECT_FALSE(SplitColumnsFirst(64 * 1024, kPixelSplitMatrixBytes, 2));
+  EXPECT_TRUE(SplitColumnsFirst(401408, 9 * kMiB, 16));
+
+  auto pool = test::StartPool(2);
+  const ConvTaskGrid grid =
+      PlanConvTasks(pool.get(), 2, 128, 16, 14, 1605632, 589824);
+  EXPECT_TRUE(grid.columns_first);
+  EXPECT_EQ(grid.col_blocks % 2, 0);
+  EXPECT_EQ(grid.row_tasks, 14);
+  std::vector<int> seen(grid.row_tasks * grid.col_blocks, 0);
+  for (int64_t task = 0; task < grid.tasks(); ++task) {
+    ++seen[grid.RowTask(task) * grid.col_blocks + grid.ColBlock(task)];
+  }
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(),
+                          [](int count) { return count == 1; }));
+  // Each thread's half of the tasks is whole column blocks.
+  const int64_t half = grid.tasks() / 2;
+  EXPECT_EQ(grid.ColBlock(half - 1) + 1, grid.ColBlock(half));
+  EXPECT_EQ(grid.RowTask(half), 0);
+
+  const ConvTaskGrid rows =
+      PlanConvTasks(pool.get(), 2, 128, 16, 14, 1605632, 256 * 1024);
+  EXPECT_FALSE(rows.columns_first);
+  EXPECT_EQ(rows.RowTask(1), rows.col_blocks > 1 ? 0 : 1);
+}
+
 // Largest error / magnitude allowed per output tile: F(6,3)'s matrices
 // hold values up to 32 and 21/4, which amplify float rounding.
 double WinogradTolerance(int tile_m) {
