@@ -182,9 +182,10 @@ int SgemmTileRows(SgemmIsa isa);
 // What one panel's pass over m rows of C costs the kernels of `isa`, in
 // rows of multiply-adds: the rows as Sgemm cuts them into micro-kernel
 // calls, a call of few rows charged as the rows whose accumulators it
-// takes to hide the FMA latency (about 2 mr / 3: a 1-row call on AVX2
-// runs at a quarter of a 6-row call's rate). For callers choosing between
-// ways to cut the same pixels.
+// takes to hide the FMA latency (about 2 mr / 3: a 1-row call on AVX2 ran
+// at a quarter of a 6-row call's rate; since the short kernels alternate
+// two accumulator sets, at about 0.4, which this charge does not follow
+// yet). For callers choosing between ways to cut the same pixels.
 int64_t SgemmRowsCost(int64_t m, SgemmIsa isa);
 
 // As Sgemm on the calling thread only, for columns [col_begin, col_end) of

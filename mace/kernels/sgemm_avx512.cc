@@ -46,9 +46,19 @@ void sgemm_8x32_avx512(const SgemmTileA &a, const float *b, const float *bias,
     });
   }
   const int64_t lda = a.lda;
-  // A half-width kernel of few rows sums odd steps into acc1, which it
-  // would otherwise leave idle: two chains per row instead of one.
-  constexpr bool kPaired = kHalf && kRows < kSgemmFmaChains;
+  // A kernel of fewer independent chains than kSgemmFmaChains (a row of
+  // a half-width kernel is one, of a full one two) sums its odd steps into
+  // a second set, odd0 / odd1: twice the chains.
+  constexpr int kChains = kHalf ? kRows : 2 * kRows;
+  constexpr bool kPaired = kChains < kSgemmFmaChains;
+  __m512 odd0[kRows];
+  __m512 odd1[kRows];
+  if constexpr (kPaired) {
+    ForEachRow<kRows>([&](auto r) {
+      odd0[r] = _mm512_setzero_ps();
+      odd1[r] = _mm512_setzero_ps();
+    });
+  }
   ForEachRunStep<kNr, kPaired>(
       a, b, prefetch,
       [&](const float *a_run, const float *b_run, int64_t p, auto parity) {
@@ -56,19 +66,20 @@ void sgemm_8x32_avx512(const SgemmTileA &a, const float *b, const float *bias,
         const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(b_run + p * kNr + 16);
         ForEachRow<kRows>([&](auto r) {
           const __m512 ar = _mm512_set1_ps(a_run[r * lda + p]);
-          if constexpr (!kHalf) {
-            acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
-            acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
-          } else if constexpr (parity == 0) {
-            acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
+          if constexpr (kPaired && parity == 1) {
+            odd0[r] = _mm512_fmadd_ps(ar, b0, odd0[r]);
+            if constexpr (!kHalf) odd1[r] = _mm512_fmadd_ps(ar, b1, odd1[r]);
           } else {
-            acc1[r] = _mm512_fmadd_ps(ar, b0, acc1[r]);
+            acc0[r] = _mm512_fmadd_ps(ar, b0, acc0[r]);
+            if constexpr (!kHalf) acc1[r] = _mm512_fmadd_ps(ar, b1, acc1[r]);
           }
         });
       });
   if constexpr (kPaired) {
-    ForEachRow<kRows>(
-        [&](auto r) { acc0[r] = _mm512_add_ps(acc0[r], acc1[r]); });
+    ForEachRow<kRows>([&](auto r) {
+      acc0[r] = _mm512_add_ps(acc0[r], odd0[r]);
+      if constexpr (!kHalf) acc1[r] = _mm512_add_ps(acc1[r], odd1[r]);
+    });
   }
   if (clamp != nullptr) {
     // max_ps returns its second operand when either is NaN.

@@ -57,9 +57,10 @@ using EvenStep = std::integral_constant<int, 0>;
 using OddStep = std::integral_constant<int, 1>;
 
 // Independent accumulator chains that keep two FMA pipes of 4-cycle latency
-// busy: a kernel with fewer waits on its own results. The half-width
-// kernels of fewer rows than this alternate two accumulator sets (1.07-1.8x
-// on AVX2, 1.1-1.7x for 1-3 rows on AVX-512; 8 rows of 16 lanes lost 15%
+// busy: a kernel with fewer waits on its own results. The kernels with
+// fewer (half-width ones of fewer rows than this, full-width ones of fewer
+// than half) alternate two accumulator sets: the half-width ones 1.07-1.8x
+// on AVX2, 1.1-1.7x for 1-3 rows on AVX-512 (8 rows of 16 lanes lost 15%
 // that way, having the chains already).
 constexpr int kSgemmFmaChains = 8;
 
