@@ -40,11 +40,9 @@ void sgemm_6x16_avx2(const SgemmTileA &a, const float *b, const float *bias,
     });
   }
   const int64_t lda = a.lda;
-  // A kernel of fewer independent chains than kSgemmFmaChains (a row of
-  // a half-width kernel is one, of a full one two) sums its odd steps into
-  // a second set, odd0 / odd1: twice the chains.
-  constexpr int kChains = kHalf ? kRows : 2 * kRows;
-  constexpr bool kPaired = kChains < kSgemmFmaChains;
+  // A kernel of few chains (a row of a half-width kernel is one vector, of
+  // a full one two) sums its odd steps into a second set, odd0 / odd1.
+  constexpr bool kPaired = SgemmPairsSteps(kRows, kHalf ? 1 : 2);
   __m256 odd0[kRows];
   __m256 odd1[kRows];
   if constexpr (kPaired) {

@@ -46,11 +46,9 @@ void sgemm_8x32_avx512(const SgemmTileA &a, const float *b, const float *bias,
     });
   }
   const int64_t lda = a.lda;
-  // A kernel of fewer independent chains than kSgemmFmaChains (a row of
-  // a half-width kernel is one, of a full one two) sums its odd steps into
-  // a second set, odd0 / odd1: twice the chains.
-  constexpr int kChains = kHalf ? kRows : 2 * kRows;
-  constexpr bool kPaired = kChains < kSgemmFmaChains;
+  // A kernel of few chains (a row of a half-width kernel is one vector, of
+  // a full one two) sums its odd steps into a second set, odd0 / odd1.
+  constexpr bool kPaired = SgemmPairsSteps(kRows, kHalf ? 1 : 2);
   __m512 odd0[kRows];
   __m512 odd1[kRows];
   if constexpr (kPaired) {

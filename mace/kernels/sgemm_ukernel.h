@@ -51,8 +51,8 @@ inline __attribute__((always_inline)) void PrefetchToL2(const char *line) {
 }
 
 // The parity of a depth step, as a compile-time constant: kernels whose
-// few accumulators would leave them waiting on the FMA latency (the
-// half-width ones) keep a second set for the odd steps.
+// few accumulators would leave them waiting on the FMA latency
+// (SgemmPairsSteps) keep a second set for the odd steps.
 using EvenStep = std::integral_constant<int, 0>;
 using OddStep = std::integral_constant<int, 1>;
 
@@ -63,6 +63,12 @@ using OddStep = std::integral_constant<int, 1>;
 // on AVX2, 1.1-1.7x for 1-3 rows on AVX-512 (8 rows of 16 lanes lost 15%
 // that way, having the chains already).
 constexpr int kSgemmFmaChains = 8;
+
+// Whether a kernel of `rows` rows of `vectors_per_row` accumulators each
+// has fewer chains than that, and so alternates two sets.
+constexpr bool SgemmPairsSteps(int rows, int vectors_per_row) {
+  return rows * vectors_per_row < kSgemmFmaChains;
+}
 
 // Steps [0, k) as step(p, parity), asking for line p of the prefetch region
 // with step p when kPrefetch. kPaired = false: one step per source
