@@ -5,7 +5,7 @@
 // channels). The plain name runs the kernel the engine chooses (for the
 // 1 x r and r x 1 shapes, Winograd along one axis where its cost model
 // takes it); suffixes force one: /im2col (winograd 0), /winograd2,
-// /winograd4, /winograd6, and
+// /winograd4, /winograd6 (3x3 only: 5x5 has F(2,5) and F(4,5)), and
 // /reference (filter and bias fed at run time: the reference tap loop,
 // what every non-1x1 convolution ran before the im2col and Winograd
 // kernels). Registered at start-up; op_benchmark.cc has the main.
@@ -94,6 +94,11 @@ bool RegisterConvBenchmarks() {
                                           {"/winograd4", 4, false},
                                           {"/winograd6", 6, false},
                                           kReference};
+  const std::vector<Variant> kWinograd5x5 = {kAuto,
+                                             kIm2col,
+                                             {"/winograd2", 2, false},
+                                             {"/winograd4", 4, false},
+                                             kReference};
   // ResNet-50: stem, 3x3 of each stage (stride 1 and the stride-2 first
   // block), 1x1 bottleneck projections.
   Register({1, 3, 224, 224, 7, 7, 2, 1, true, 64}, kWindow);
@@ -128,13 +133,15 @@ bool RegisterConvBenchmarks() {
   Register({1, 3, 299, 299, 3, 3, 2, 1, false, 32}, kWindow);
   Register({1, 32, 149, 149, 3, 3, 1, 1, false, 32}, kWinograd);
   Register({1, 80, 73, 73, 3, 3, 1, 1, false, 192}, kWinograd);
-  Register({1, 48, 35, 35, 5, 5, 1, 1, true, 64}, kWindow);
+  Register({1, 48, 35, 35, 5, 5, 1, 1, true, 64}, kWinograd5x5);
   Register({1, 128, 17, 17, 1, 7, 1, 1, true, 128}, kWindow);
   Register({1, 128, 17, 17, 7, 1, 1, 1, true, 192}, kWindow);
   Register({1, 192, 17, 17, 1, 7, 1, 1, true, 192}, kWindow);
   Register({1, 384, 8, 8, 1, 3, 1, 1, true, 384}, kWindow);
   Register({1, 384, 8, 8, 3, 1, 1, 1, true, 384}, kWindow);
   Register({1, 288, 35, 35, 3, 3, 2, 1, false, 384}, kWindow);
+  // GoogLeNet: the 5x5 of inception (3b), 32 -> 96 on 28x28.
+  Register({1, 32, 28, 28, 5, 5, 1, 1, true, 96}, kWinograd5x5);
   // DeepLab-style dilated 3x3.
   Register({1, 256, 33, 33, 3, 3, 1, 2, true, 256}, kWindow);
   return true;

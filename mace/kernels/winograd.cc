@@ -45,30 +45,37 @@ constexpr int64_t kMaxBlockTiles = 128;
 // multiply-adds a cycle still) take AVX2's.
 double StreamCost(SgemmIsa isa) { return isa == SgemmIsa::kAvx512 ? 8.0 : 4.0; }
 
-const WinogradTransforms &TransformsFor(SgemmIsa isa, int tile_m) {
+const WinogradTransforms &TransformsFor(SgemmIsa isa, int kernel,
+                                        int tile_m) {
   switch (isa) {
 #if defined(__x86_64__)
     case SgemmIsa::kAvx2:
-      return WinogradTransformsAvx2(tile_m);
+      return WinogradTransformsAvx2(kernel, tile_m);
     case SgemmIsa::kAvx512:
-      return WinogradTransformsAvx512(tile_m);
+      return WinogradTransformsAvx512(kernel, tile_m);
 #endif
 #if defined(__aarch64__)
     case SgemmIsa::kNeon:
-      return WinogradTransformsNeon(tile_m);
+      return WinogradTransformsNeon(kernel, tile_m);
 #endif
     default:
-      return WinogradTransformsGeneric(tile_m);
+      return WinogradTransformsGeneric(kernel, tile_m);
   }
+}
+
+// Input points per tile side: m + r - 1.
+int TileSide(const ConvGeometry &g, int tile_m) {
+  return tile_m + static_cast<int>(g.kernel_h) - 1;
 }
 
 // Writes the transformed filter U = G g G^T of output channels
 // [oc_begin, oc_end) (whole panels of the packed matrices) into packed[xi]
 // (xi = r * t + c), which holds U[r][c] as an in_c x out_c matrix, in
 // blocks of 16 x 16 channels: each panel's rows are filled in order.
+// `taps`: the window's kernel_h * kernel_w.
 void TransformFilter(const WinogradTransforms &transforms, const float *filter,
-                     int64_t in_c, int64_t oc_begin, int64_t oc_end,
-                     std::vector<PackedMatrixB> *packed) {
+                     int64_t in_c, int64_t taps, int64_t oc_begin,
+                     int64_t oc_end, std::vector<PackedMatrixB> *packed) {
   const int64_t nr = (*packed)[0].nr;
   const int64_t oc_lanes = std::min<int64_t>(kWinogradLanes, nr);
   const size_t elements = packed->size();
@@ -83,7 +90,7 @@ void TransformFilter(const WinogradTransforms &transforms, const float *filter,
           PackedMatrixB &u = (*packed)[xi];
           rows[xi] = u.values + u.Offset(ic0, oc0);
         }
-        transforms.filter(filter + oc0 * 9 * in_c + ic0, in_c,
+        transforms.filter(filter + oc0 * taps * in_c + ic0, in_c,
                           static_cast<int>(std::min(oc_lanes, panel_end - oc0)),
                           ic_count, rows.data(), nr);
       }
@@ -91,10 +98,10 @@ void TransformFilter(const WinogradTransforms &transforms, const float *filter,
   }
 }
 
-// Tiles per block of F(tile_m, 3).
+// Tiles per block of F(tile_m, r).
 int64_t BlockTiles(const ConvGeometry &g, int tile_m, int64_t mr,
                    int64_t tiles) {
-  const int64_t t = tile_m + 2;
+  const int64_t t = TileSide(g, tile_m);
   return WinogradBlockTiles(t * t, g, mr, tiles);
 }
 
@@ -114,7 +121,7 @@ double GemmCost(const GemmShape &gemm, double macs, int64_t reuse) {
 }
 
 double WinogradCost(const ConvGeometry &g, int tile_m, const GemmShape &gemm) {
-  const double t = tile_m + 2;
+  const double t = TileSide(g, tile_m);
   const int64_t tiles = TileCount(g, tile_m);
   const double products = GemmCost(gemm, tiles * t * t * g.in_c * g.out_c,
                                    BlockTiles(g, tile_m, gemm.mr, tiles));
@@ -156,9 +163,14 @@ int64_t WinogradElementStride(int64_t floats) {
 }
 
 bool WinogradApplies(const ConvGeometry &g) {
-  return g.kernel_h == 3 && g.kernel_w == 3 && g.stride_h == 1 &&
-         g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 &&
-         g.groups == 1;
+  return (g.kernel_h == 3 || g.kernel_h == 5) && g.kernel_w == g.kernel_h &&
+         g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
+         g.dilation_w == 1 && g.groups == 1;
+}
+
+int WinogradTileFor(const ConvGeometry &g, int requested) {
+  const int largest = g.kernel_h == 5 ? 4 : 6;
+  return requested <= 2 ? 2 : requested <= 4 ? 4 : largest;
 }
 
 int CheapestWinogradTile(const ConvGeometry &g, SgemmIsa isa,
@@ -167,7 +179,8 @@ int CheapestWinogradTile(const ConvGeometry &g, SgemmIsa isa,
   const GemmShape gemm{SgemmTileRows(isa), StreamCost(isa)};
   int best = 0;
   double best_cost = Im2colCost(g, gemm);
-  for (int tile_m : tiles) {
+  for (int requested : tiles) {
+    const int tile_m = WinogradTileFor(g, requested);
     const double cost = WinogradCost(g, tile_m, gemm);
     if (cost < best_cost) {
       best = tile_m;
@@ -178,6 +191,7 @@ int CheapestWinogradTile(const ConvGeometry &g, SgemmIsa isa,
 }
 
 int ChooseWinogradTile(const ConvGeometry &g, SgemmIsa isa) {
+  if (g.kernel_h == 5) return CheapestWinogradTile(g, isa, {2});
   return CheapestWinogradTile(g, isa, {2, 4});
 }
 
@@ -186,8 +200,8 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
                         ThreadPool *pool, PackedWeightSource *source,
                         DeferredWork *defer) {
   geo_ = geometry;
-  tile_m_ = tile_m <= 2 ? 2 : tile_m <= 4 ? 4 : 6;
-  tile_t_ = tile_m_ + 2;
+  tile_m_ = WinogradTileFor(geo_, tile_m);
+  tile_t_ = TileSide(geo_, tile_m_);
   tiles_h_ = (geo_.out_h + tile_m_ - 1) / tile_m_;
   tiles_w_ = (geo_.out_w + tile_m_ - 1) / tile_m_;
   const int elements = tile_t_ * tile_t_;
@@ -196,7 +210,8 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
                        &packed_, &ready)) {
     return false;
   }
-  transforms_ = &TransformsFor(packed_[0].isa, tile_m_);
+  transforms_ = &TransformsFor(packed_[0].isa, static_cast<int>(geo_.kernel_h),
+                               tile_m_);
   // Whole panels per thread: neighbouring output channels share cache
   // lines of the packed rows.
   const int64_t nr = packed_[0].nr;
@@ -233,7 +248,8 @@ int64_t WinogradConv::TileCount() const {
 void WinogradConv::TransformPanels(const float *filter, int64_t begin,
                                    int64_t end) {
   const int64_t nr = packed_[0].nr;
-  TransformFilter(*transforms_, filter, geo_.in_c, begin * nr,
+  TransformFilter(*transforms_, filter, geo_.in_c,
+                  geo_.kernel_h * geo_.kernel_w, begin * nr,
                   std::min(end * nr, geo_.out_c), &packed_);
 }
 

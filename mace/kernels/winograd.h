@@ -1,15 +1,17 @@
-// Winograd convolution F(m x m, 3 x 3), m = 2, 4 or 6, for 3x3 stride-1
-// dilation-1 ungrouped NHWC convolutions (Lavin & Gray, "Fast Algorithms
-// for Convolutional Neural Networks", 2015).
+// Winograd convolution F(m x m, r x r) for r x r stride-1 dilation-1
+// ungrouped NHWC convolutions (Lavin & Gray, "Fast Algorithms for
+// Convolutional Neural Networks", 2015): r = 3 with m = 2, 4 or 6, r = 5
+// with m = 2 or 4.
 //
-// Output tiles of m x m read (m + 2)^2 input pixels. Per block of tiles:
-// the input transform (vectorised over channels per ISA,
-// winograd_transform.h) gives (m + 2)^2 matrices [tiles, Cin]; each is
+// Output tiles of m x m read t^2 = (m + r - 1)^2 input pixels. Per block
+// of tiles: the input transform (vectorised over channels per ISA,
+// winograd_transform.h) gives t^2 matrices [tiles, Cin]; each is
 // multiplied by the packed SGEMM with its transformed filter [Cin, Cout]
 // (transformed and packed once, at Init); the output transform turns the
-// (m + 2)^2 products back into m x m pixels and adds the bias. A 3x3
-// convolution then costs (m + 2)^2 / m^2 instead of 9 multiplies per
-// output: 4, 2.25 and 1.78 for m = 2, 4, 6, plus the transforms.
+// t^2 products back into m x m pixels and adds the bias. A 3x3
+// convolution then costs t^2 / m^2 instead of 9 multiplies per output:
+// 4, 2.25 and 1.78 for m = 2, 4, 6; a 5x5 one 9 or 4 instead of 25 for
+// m = 2, 4; plus the transforms.
 //
 // Precision: the transforms scale values by up to 32 (F(6,3)'s output
 // matrix), so float rounding grows with m. On random data in [-1, 1]
@@ -18,7 +20,8 @@
 // 2.0e-6 for F(4,3) and 4.6e-6 for F(6,3), against 2.0e-7 for im2col.
 // F(4,3) has since moved to points that halve its error
 // (winograd_transform.h): on 256 input channels its root-mean-square error
-// is 2.9x F(2,3)'s (1.4e-6 against 4.9e-7).
+// is 2.9x F(2,3)'s (1.4e-6 against 4.9e-7). F(2,5) shares F(4,3)'s points
+// and about its error, F(4,5) F(6,3)'s.
 
 #ifndef MACE_KERNELS_WINOGRAD_H_
 #define MACE_KERNELS_WINOGRAD_H_
@@ -36,11 +39,16 @@ namespace kernels {
 
 struct WinogradTransforms;
 
-// Whether Winograd can compute this convolution: 3x3, stride 1,
+// Whether Winograd can compute this convolution: 3x3 or 5x5, stride 1,
 // dilation 1, one group.
 bool WinogradApplies(const ConvGeometry &geometry);
 
-// Of the output tiles `tiles` (2, 4, 6), the one whose estimated time is
+// The output tile WinogradConv runs for a requested one (2, 4, 6) on
+// this window: the largest it has up to the request (5x5: 2 or 4).
+int WinogradTileFor(const ConvGeometry &geometry, int requested);
+
+// Of the output tiles `tiles` (2, 4, 6; those a window lacks are taken as
+// WinogradTileFor gives them), the one whose estimated time is
 // the smallest and below im2col's, or 0 when im2col is expected to be
 // faster (few channels) or Winograd does not apply. The estimate
 // (winograd.cc) counts the GEMMs' multiply-adds, partial edge tiles
@@ -50,11 +58,12 @@ bool WinogradApplies(const ConvGeometry &geometry);
 int CheapestWinogradTile(const ConvGeometry &geometry, SgemmIsa isa,
                          std::initializer_list<int> tiles);
 
-// The automatic choice: CheapestWinogradTile over F(2,3) and F(4,3).
-// Inception-v3's fp32 output is within 6.0e-5 of ONNX Runtime's with it
-// (3.6e-5 with F(2,3) alone; 1.6e-4 with F(4,3) on the usual points);
-// F(6,3) (about 20x F(2,3)'s error per layer) would put it past the
-// zoo's 1e-4, so it runs only when the op's `winograd` argument asks.
+// The automatic choice: CheapestWinogradTile over F(2,3) and F(4,3), or
+// F(2,5) alone. Inception-v3's fp32 output is within 6.0e-5 of ONNX
+// Runtime's with it (3.6e-5 with F(2,3) alone; 1.6e-4 with F(4,3) on the
+// usual points); F(6,3) (about 20x F(2,3)'s error per layer) would put it
+// past the zoo's 1e-4, so it, and F(4,5) on the same points, run only
+// when the op's `winograd` argument asks.
 int ChooseWinogradTile(const ConvGeometry &geometry, SgemmIsa isa);
 
 // What the Winograd cost models charge a transformed value, in
@@ -77,7 +86,8 @@ int64_t WinogradElementStride(int64_t floats);
 
 class WinogradConv {
  public:
-  // `geometry` must satisfy WinogradApplies; tile_m is 2, 4 or 6.
+  // `geometry` must satisfy WinogradApplies; tile_m is 2, 4 or 6 (as
+  // WinogradTileFor takes it).
   // Transforms `filter` (OHWI) and packs it for `isa`; false when that
   // does not fit in memory.
   // `pool` (may be null) shares the transform; `source` (may be null)
@@ -112,7 +122,7 @@ class WinogradConv {
 
   ConvGeometry geo_;
   int tile_m_ = 0;
-  int tile_t_ = 0;  // tile_m_ + 2
+  int tile_t_ = 0;  // tile_m_ + kernel - 1
   int64_t tiles_h_ = 0, tiles_w_ = 0;
   RowBlocks blocks_;  // the output tiles' blocks, one task each
   int slots_ = 1;

@@ -24,7 +24,7 @@ template <int kM>
 struct Winograd1dAt {
   static constexpr double At(int q, int j) {
     if (j == kWinograd1dTile - 1) return q == kM - 1 ? 1.0 : 0.0;
-    return WinogradMatrices<6>::kAt[q][j];
+    return WinogradMatrices<6, 3>::kAt[q][j];
   }
 };
 
@@ -77,7 +77,7 @@ void Winograd1dInput(const float *const *taps, int64_t channels, float *v,
   constexpr int kT = kWinograd1dTile;
   int64_t c = 0;
   for (; c + kWinogradLanes <= channels; c += kWinogradLanes) {
-    WinogradApply<WinogradBt<6>, kT, kT>(
+    WinogradApply<WinogradBt<6, 3>, kT, kT>(
         [&](int k, WinogradVec *x) { LoadLanes(taps[k] + c, x); },
         [&](int j, const WinogradVec &value) {
           StoreLanes(v + j * v_stride + c, value);
@@ -90,7 +90,7 @@ void Winograd1dInput(const float *const *taps, int64_t channels, float *v,
   for (int k = 0; k < kT; ++k) {
     std::memcpy(staged[k], taps[k] + c, lanes * sizeof(float));
   }
-  WinogradApply<WinogradBt<6>, kT, kT>(
+  WinogradApply<WinogradBt<6, 3>, kT, kT>(
       [&](int k, WinogradVec *x) { LoadLanes(staged[k], x); },
       [&](int j, const WinogradVec &value) {
         float lane_values[kWinogradLanes];

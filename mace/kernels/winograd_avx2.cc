@@ -12,8 +12,8 @@ struct Avx2Tag {};
 
 }  // namespace
 
-const WinogradTransforms &WinogradTransformsAvx2(int tile_m) {
-  return WinogradTransformsFor<Avx2Tag>(tile_m);
+const WinogradTransforms &WinogradTransformsAvx2(int kernel, int tile_m) {
+  return WinogradTransformsFor<Avx2Tag>(kernel, tile_m);
 }
 
 const Winograd1dTransforms &Winograd1dTransformsAvx2(int r) {

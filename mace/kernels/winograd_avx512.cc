@@ -17,8 +17,8 @@ struct Avx512Tag {};
 
 }  // namespace
 
-const WinogradTransforms &WinogradTransformsAvx512(int tile_m) {
-  return WinogradTransformsFor<Avx512Tag>(tile_m);
+const WinogradTransforms &WinogradTransformsAvx512(int kernel, int tile_m) {
+  return WinogradTransformsFor<Avx512Tag>(kernel, tile_m);
 }
 
 const Winograd1dTransforms &Winograd1dTransformsAvx512(int r) {

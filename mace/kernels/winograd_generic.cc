@@ -12,8 +12,8 @@ struct GenericTag {};
 
 }  // namespace
 
-const WinogradTransforms &WinogradTransformsGeneric(int tile_m) {
-  return WinogradTransformsFor<GenericTag>(tile_m);
+const WinogradTransforms &WinogradTransformsGeneric(int kernel, int tile_m) {
+  return WinogradTransformsFor<GenericTag>(kernel, tile_m);
 }
 
 const Winograd1dTransforms &Winograd1dTransformsGeneric(int r) {

@@ -14,8 +14,8 @@ struct NeonTag {};
 
 }  // namespace
 
-const WinogradTransforms &WinogradTransformsNeon(int tile_m) {
-  return WinogradTransformsFor<NeonTag>(tile_m);
+const WinogradTransforms &WinogradTransformsNeon(int kernel, int tile_m) {
+  return WinogradTransformsFor<NeonTag>(kernel, tile_m);
 }
 
 const Winograd1dTransforms &Winograd1dTransformsNeon(int r) {

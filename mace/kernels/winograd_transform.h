@@ -1,9 +1,15 @@
-// Internal to mace/kernels: the Winograd F(m x m, 3 x 3) transforms
-// (Lavin & Gray 2015) shared by winograd.cc and the per-ISA files.
+// Internal to mace/kernels: the Winograd F(m x m, r x r) transforms
+// (Lavin & Gray 2015) of 3x3 and 5x5 windows, shared by winograd.cc and
+// the per-ISA files.
 //
-// The matrices come from interpolation points: F(2,3) and F(6,3) from 0,
-// +-1, +-2, +-1/2 and infinity (wincnn's choice, which keeps F(6,3)'s error
-// smallest among small rational points), F(4,3) from its own set (below).
+// The matrices come from interpolation points: F(2,3) from 0, +-1 and
+// infinity, F(6,3) from 0, +-1, +-2, +-1/2 and infinity (wincnn's choice,
+// which keeps F(6,3)'s error smallest among small rational points), F(4,3)
+// from its own set (below). Bt depends only on the points, so the 5x5
+// transforms of the same input tile take the 3x3 ones' Bt: F(2,5) F(4,3)'s,
+// F(4,5) F(6,3)'s; their At and G are those points' (At[i][j] = a_j^i,
+// G[j][k] = s_j a_j^k with the 3x3 G's row scales s_j), checked exactly
+// against direct correlation when they were derived.
 // The transforms are written once, over blocks of kWinogradLanes
 // contiguous channels (NHWC keeps a pixel's channels together) held in one
 // GCC vector, which each per-ISA file compiles with its own vector flags
@@ -24,14 +30,14 @@
 namespace mace {
 namespace kernels {
 
-// Transform matrices of F(kM, 3): input tile kT = kM + 2.
-//   V = Bt d Bt^T (input tile d, kT x kT),  U = G g G^T (filter g, 3 x 3),
+// Transform matrices of F(kM, kR): input tile kT = kM + kR - 1.
+//   V = Bt d Bt^T (input tile d, kT x kT),  U = G g G^T (filter g, kR x kR),
 //   y = At (U .* V) At^T (output tile, kM x kM).
-template <int kM>
+template <int kM, int kR>
 struct WinogradMatrices;
 
 template <>
-struct WinogradMatrices<2> {
+struct WinogradMatrices<2, 3> {
   static constexpr int kT = 4;
   static constexpr double kBt[4][4] = {
       {1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
@@ -46,7 +52,7 @@ struct WinogradMatrices<2> {
 // normal and ReLU-like inputs: 0.6-0.8e-6 against 1.2-1.7e-6), found by
 // searching sets of five small rational points; F(2,3) is about 0.25e-6.
 template <>
-struct WinogradMatrices<4> {
+struct WinogradMatrices<4, 3> {
   static constexpr int kT = 6;
   static constexpr double kBt[6][6] = {{1, 0, -97.0 / 36, 0, 1, 0},
                                        {0, -2.0 / 3, -4.0 / 9, 3.0 / 2, 1, 0},
@@ -68,7 +74,7 @@ struct WinogradMatrices<4> {
 };
 
 template <>
-struct WinogradMatrices<6> {
+struct WinogradMatrices<6, 3> {
   static constexpr int kT = 8;
   static constexpr double kBt[8][8] = {
       {1, 0, -21.0 / 4, 0, 21.0 / 4, 0, -1, 0},
@@ -96,10 +102,50 @@ struct WinogradMatrices<6> {
       {0, 1, -1, 32, -32, 1.0 / 32, -1.0 / 32, 1}};
 };
 
-// A run of consecutive tiles of one convolution (3x3, stride 1, dilation
-// 1, one group): tiles are numbered over [batch, tiles_h, tiles_w], tile
-// (th, tw) producing output rows th * m .. + m - 1 from input rows
-// th * m - pad_top .. + m + 1 (likewise for columns).
+// F(2,5): F(4,3)'s points 0, +-3/2, +-2/3 and infinity (float32 error
+// about F(4,3)'s: 0.8e-6 against 0.7e-6 root-mean-square relative, a
+// 64-channel tile of ReLU-like inputs against float64).
+template <>
+struct WinogradMatrices<2, 5> {
+  static constexpr int kT = 6;
+  static constexpr auto &kBt = WinogradMatrices<4, 3>::kBt;
+  static constexpr double kG[6][5] = {
+      {1, 0, 0, 0, 0},
+      {8.0 / 65, 12.0 / 65, 18.0 / 65, 27.0 / 65, 81.0 / 130},
+      {8.0 / 65, -12.0 / 65, 18.0 / 65, -27.0 / 65, 81.0 / 130},
+      {-81.0 / 130, -27.0 / 65, -18.0 / 65, -12.0 / 65, -8.0 / 65},
+      {-81.0 / 130, 27.0 / 65, -18.0 / 65, 12.0 / 65, -8.0 / 65},
+      {0, 0, 0, 0, 1}};
+  static constexpr double kAt[2][6] = {{1, 1, 1, 1, 1, 0},
+                                       {0, 3.0 / 2, -3.0 / 2, 2.0 / 3,
+                                        -2.0 / 3, 1}};
+};
+
+// F(4,5): F(6,3)'s points (its error too, about 4x F(2,5)'s).
+template <>
+struct WinogradMatrices<4, 5> {
+  static constexpr int kT = 8;
+  static constexpr auto &kBt = WinogradMatrices<6, 3>::kBt;
+  static constexpr double kG[8][5] = {
+      {1, 0, 0, 0, 0},
+      {-2.0 / 9, -2.0 / 9, -2.0 / 9, -2.0 / 9, -2.0 / 9},
+      {-2.0 / 9, 2.0 / 9, -2.0 / 9, 2.0 / 9, -2.0 / 9},
+      {1.0 / 90, 1.0 / 45, 2.0 / 45, 4.0 / 45, 8.0 / 45},
+      {1.0 / 90, -1.0 / 45, 2.0 / 45, -4.0 / 45, 8.0 / 45},
+      {32.0 / 45, 16.0 / 45, 8.0 / 45, 4.0 / 45, 2.0 / 45},
+      {32.0 / 45, -16.0 / 45, 8.0 / 45, -4.0 / 45, 2.0 / 45},
+      {0, 0, 0, 0, 1}};
+  static constexpr double kAt[4][8] = {
+      {1, 1, 1, 1, 1, 1, 1, 0},
+      {0, 1, -1, 2, -2, 0.5, -0.5, 0},
+      {0, 1, 1, 4, 4, 0.25, 0.25, 0},
+      {0, 1, -1, 8, -8, 0.125, -0.125, 1}};
+};
+
+// A run of consecutive tiles of one convolution (r x r, stride 1,
+// dilation 1, one group): tiles are numbered over [batch, tiles_h,
+// tiles_w], tile (th, tw) producing output rows th * m .. + m - 1 from
+// input rows th * m - pad_top .. + m + r - 2 (likewise for columns).
 struct WinogradTileRun {
   int64_t in_h, in_w, in_c, out_h, out_w, out_c;
   // Floats between neighbouring pixels of the output (>= out_c: inside a
@@ -129,7 +175,8 @@ using WinogradOutputFn = void (*)(const WinogradTileRun &run, const float *m,
 // Filter transform U = G g G^T of a block of up to 16 output channels
 // [oc0, oc0 + oc_count) by up to 16 input channels [ic0, ic0 + ic_count):
 // `filter` points at tap (0, 0) of (oc0, ic0) (OHWI: tap (a, b) of
-// (oc0 + o, ic0 + i) at filter[o * 9 * in_c + (3 * a + b) * in_c + i]), and
+// (oc0 + o, ic0 + i) at filter[o * r * r * in_c + (r * a + b) * in_c + i]),
+// and
 // element xi of (oc0 + o, ic0 + i) goes to u[xi][i * u_stride + o], so that
 // packed rows (output channels contiguous) are written in runs.
 using WinogradFilterFn = void (*)(const float *filter, int64_t in_c,
@@ -142,11 +189,12 @@ struct WinogradTransforms {
   WinogradFilterFn filter;
 };
 
-// Per-ISA tables, tile_m 2, 4 or 6 (defined by the files the build has).
-const WinogradTransforms &WinogradTransformsGeneric(int tile_m);
-const WinogradTransforms &WinogradTransformsAvx2(int tile_m);
-const WinogradTransforms &WinogradTransformsAvx512(int tile_m);
-const WinogradTransforms &WinogradTransformsNeon(int tile_m);
+// Per-ISA tables of F(tile_m, kernel): kernel 3 with tile_m 2, 4 or 6,
+// kernel 5 with tile_m 2 or 4 (defined by the files the build has).
+const WinogradTransforms &WinogradTransformsGeneric(int kernel, int tile_m);
+const WinogradTransforms &WinogradTransformsAvx2(int kernel, int tile_m);
+const WinogradTransforms &WinogradTransformsAvx512(int kernel, int tile_m);
+const WinogradTransforms &WinogradTransformsNeon(int kernel, int tile_m);
 
 // Everything below is internal to each including file (an unnamed
 // namespace in a header on purpose): every per-ISA file compiles its own
@@ -383,47 +431,48 @@ inline __attribute__((always_inline)) void WinogradSandwich(
       [&](int i, int j, const WinogradVec &v) { out[i * kRows + j] = v; });
 }
 
-template <int kM>
+template <int kM, int kR>
 struct WinogradBt {
   static constexpr double At(int i, int k) {
-    return WinogradMatrices<kM>::kBt[i][k];
+    return WinogradMatrices<kM, kR>::kBt[i][k];
   }
 };
-template <int kM>
+template <int kM, int kR>
 struct WinogradAt {
   static constexpr double At(int i, int k) {
-    return WinogradMatrices<kM>::kAt[i][k];
+    return WinogradMatrices<kM, kR>::kAt[i][k];
   }
 };
 
-template <int kM>
+template <int kM, int kR>
 struct WinogradG {
   static constexpr double At(int i, int k) {
-    return WinogradMatrices<kM>::kG[i][k];
+    return WinogradMatrices<kM, kR>::kG[i][k];
   }
 };
 
 // The lanes are output channels, so each transformed row is one store
 // into a packed row. The taps of the block are first transposed into
 // t[tap][i][o] by 4 x 4 register blocks, reading the filter in contiguous
-// runs (gathering 16 output channels straight from it would touch 144
+// runs (gathering 16 output channels straight from it would touch 16 r^2
 // lines a power of two apart, which the L1 cannot hold).
-template <typename IsaTag, int kM>
+template <typename IsaTag, int kM, int kR>
 void WinogradFilterTransform(const float *filter, int64_t in_c, int oc_count,
                              int ic_count, float *const *u, int64_t u_stride) {
-  constexpr int kT = WinogradMatrices<kM>::kT;
-  float t[9][kWinogradLanes][kWinogradLanes];  // [tap][i][o]
+  constexpr int kT = WinogradMatrices<kM, kR>::kT;
+  constexpr int kTaps = kR * kR;
+  float t[kTaps][kWinogradLanes][kWinogradLanes];  // [tap][i][o]
   // Lanes past oc_count are never stored, but kept finite.
   if (oc_count < kWinogradLanes) std::memset(t, 0, sizeof(t));
-  for (int tap = 0; tap < 9; ++tap) {
-    TransposeRows(filter + tap * in_c, 9 * in_c, ic_count, oc_count,
+  for (int tap = 0; tap < kTaps; ++tap) {
+    TransposeRows(filter + tap * in_c, kTaps * in_c, ic_count, oc_count,
                   &t[tap][0][0], kWinogradLanes);
   }
   for (int i = 0; i < ic_count; ++i) {
-    WinogradVec g[9];
-    for (int tap = 0; tap < 9; ++tap) LoadLanes(t[tap][i], &g[tap]);
+    WinogradVec g[kTaps];
+    for (int tap = 0; tap < kTaps; ++tap) LoadLanes(t[tap][i], &g[tap]);
     WinogradVec transformed[kT * kT];
-    WinogradSandwich<WinogradG<kM>, kT, 3>(g, transformed);
+    WinogradSandwich<WinogradG<kM, kR>, kT, kR>(g, transformed);
     for (int xi = 0; xi < kT * kT; ++xi) {
       float *dst = u[xi] + i * u_stride;
       if (oc_count == kWinogradLanes) {
@@ -461,10 +510,10 @@ inline void StageTile(const WinogradTileRun &run, const float *image,
   }
 }
 
-template <typename IsaTag, int kM>
+template <typename IsaTag, int kM, int kR>
 void WinogradInputTransform(const WinogradTileRun &run, const float *input,
                             float *v) {
-  constexpr int kT = WinogradMatrices<kM>::kT;
+  constexpr int kT = WinogradMatrices<kM, kR>::kT;
   const int64_t tiles_per_image = run.tiles_h * run.tiles_w;
   const int64_t xi_stride = run.v_stride;
   for (int64_t i = 0; i < run.tile_count; ++i) {
@@ -492,7 +541,7 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
           pixel_stride = kWinogradLanes;
         }
         float *dst = v + i * run.in_c + c0;
-        WinogradSandwichBy<WinogradBt<kM>, kT, kT>(
+        WinogradSandwichBy<WinogradBt<kM, kR>, kT, kT>(
             [&](int r, int c, WinogradVec *x) {
               LoadLanes(base + r * row_stride + c * pixel_stride, x);
             },
@@ -509,7 +558,7 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
         LoadLanes(staged + xi * kWinogradLanes, &d[xi]);
       }
       WinogradVec transformed[kT * kT];
-      WinogradSandwich<WinogradBt<kM>, kT, kT>(d, transformed);
+      WinogradSandwich<WinogradBt<kM, kR>, kT, kT>(d, transformed);
       float *dst = v + i * run.in_c + c0;
       for (int xi = 0; xi < kT * kT; ++xi) {
         float lane_values[kWinogradLanes];
@@ -520,11 +569,11 @@ void WinogradInputTransform(const WinogradTileRun &run, const float *input,
   }
 }
 
-template <typename IsaTag, int kM>
+template <typename IsaTag, int kM, int kR>
 void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
                              const float *bias, int64_t oc_begin,
                              int64_t oc_end, float *output) {
-  constexpr int kT = WinogradMatrices<kM>::kT;
+  constexpr int kT = WinogradMatrices<kM, kR>::kT;
   const int64_t tiles_per_image = run.tiles_h * run.tiles_w;
   const int64_t xi_stride = run.m_stride;
   for (int64_t i = 0; i < run.tile_count; ++i) {
@@ -556,7 +605,7 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
         const int64_t row_stride =
             whole ? run.out_w * run.out_stride : kM * kWinogradLanes;
         const int64_t pixel_stride = whole ? run.out_stride : kWinogradLanes;
-        WinogradSandwichBy<WinogradAt<kM>, kM, kT>(
+        WinogradSandwichBy<WinogradAt<kM, kR>, kM, kT>(
             [&](int r, int c, WinogradVec *x) {
               LoadLanes(src + (r * kT + c) * xi_stride, x);
             },
@@ -581,7 +630,7 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
         LoadLanes(lane_values, &products[xi]);
       }
       WinogradVec y[kM * kM];
-      WinogradSandwich<WinogradAt<kM>, kM, kT>(products, y);
+      WinogradSandwich<WinogradAt<kM, kR>, kM, kT>(products, y);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < cols; ++c) {
           float *dst = origin + (r * run.out_w + c) * run.out_stride + c0;
@@ -593,17 +642,23 @@ void WinogradOutputTransform(const WinogradTileRun &run, const float *m,
   }
 }
 
-// The table of one ISA file, built from its tag.
+template <typename IsaTag, int kM, int kR>
+constexpr WinogradTransforms kWinogradTransforms = {
+    WinogradInputTransform<IsaTag, kM, kR>,
+    WinogradOutputTransform<IsaTag, kM, kR>,
+    WinogradFilterTransform<IsaTag, kM, kR>};
+
+// The table of one ISA file, built from its tag: F(2,3), F(4,3), F(6,3),
+// F(2,5), F(4,5).
 template <typename IsaTag>
-const WinogradTransforms &WinogradTransformsFor(int tile_m) {
-  static const WinogradTransforms kTables[3] = {
-      {WinogradInputTransform<IsaTag, 2>, WinogradOutputTransform<IsaTag, 2>,
-       WinogradFilterTransform<IsaTag, 2>},
-      {WinogradInputTransform<IsaTag, 4>, WinogradOutputTransform<IsaTag, 4>,
-       WinogradFilterTransform<IsaTag, 4>},
-      {WinogradInputTransform<IsaTag, 6>, WinogradOutputTransform<IsaTag, 6>,
-       WinogradFilterTransform<IsaTag, 6>}};
-  return kTables[tile_m <= 2 ? 0 : tile_m <= 4 ? 1 : 2];
+const WinogradTransforms &WinogradTransformsFor(int kernel, int tile_m) {
+  if (kernel == 5) {
+    return tile_m <= 2 ? kWinogradTransforms<IsaTag, 2, 5>
+                       : kWinogradTransforms<IsaTag, 4, 5>;
+  }
+  return tile_m <= 2   ? kWinogradTransforms<IsaTag, 2, 3>
+         : tile_m <= 4 ? kWinogradTransforms<IsaTag, 4, 3>
+                       : kWinogradTransforms<IsaTag, 6, 3>;
 }
 
 }  // namespace

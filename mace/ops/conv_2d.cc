@@ -11,14 +11,16 @@
 //   args:    strides, dilations, padding, padding_values, round_mode (see
 //            conv_pool_util.h), group (default 1), fused activation,
 //            winograd (absent or -1: automatic, 0: never, 2 / 4 / 6: that
-//            output tile where Winograd applies), fused_add (0 or 1: the
+//            output tile where Winograd applies, 4 for 6 on a 5x5
+//            window), fused_add (0 or 1: the
 //            last input is added to the output before the activation, a
 //            residual connection fused by the converter);
 //   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments:
 //            act(conv(input) + bias + addend).
 // With a constant filter, Prepare packs it for one of three fast kernels:
-// Winograd F(m,3) for 3x3 stride-1 dilation-1 ungrouped convolutions when
-// the cost model (mace/kernels/winograd.h) or the `winograd` arg says so;
+// Winograd F(m,3) / F(m,5) for 3x3 / 5x5 stride-1 dilation-1 ungrouped
+// convolutions when the cost model (mace/kernels/winograd.h) or the
+// `winograd` arg says so;
 // Winograd along one axis for 1x3 / 3x1, 1x5 / 5x1 and 1x7 / 7x1 ones
 // when its cost model says so (mace/kernels/winograd_1d.h; `winograd` 0
 // turns it off too); otherwise GEMM over im2col tiles

@@ -423,6 +423,13 @@ TEST(Conv2dTest, WinogradArgumentForcesEachTileAndMatchesReference) {
       s.winograd = winograd;
       CheckConv(s, threads, WeightStorage::kFloat32,
                 winograd == 6 ? 5e-5 : 1e-5);
+      // 5x5: F(2,5), and F(4,5) for 4 and 6.
+      s = Spec({1, 13, 11, 24}, 18, 5, 5);
+      s.padding = 1;
+      s.winograd = winograd;
+      s.activation = "RELU";
+      CheckConv(s, threads, WeightStorage::kFloat32,
+                winograd >= 4 ? 5e-5 : 1e-5);
     }
   }
 }
@@ -433,7 +440,7 @@ TEST(Conv2dTest, WinogradArgumentOnOtherWindowsRunsIm2col) {
   s.padding = 1;
   s.winograd = 4;
   CheckConv(s);
-  s = Spec({1, 9, 8, 16}, 16, 5, 5);
+  s = Spec({1, 9, 8, 16}, 16, 7, 7);
   s.padding = 1;
   s.winograd = 2;
   CheckConv(s);

@@ -1,6 +1,6 @@
 // Rewrites of a finished model that the deployment file asks for:
 // `obfuscate` (names that reveal nothing of the network) and `winograd`
-// (the Winograd tile the 3x3 convolutions use).
+// (the Winograd tile the 3x3 and 5x5 convolutions use).
 
 #ifndef MACE_CONVERTER_COMMON_MODEL_REWRITES_H_
 #define MACE_CONVERTER_COMMON_MODEL_REWRITES_H_
@@ -16,7 +16,8 @@ namespace converter {
 void ObfuscateNames(NetDef *net);
 
 // Sets Conv2D's `winograd` argument on every Conv2D: 0 never, 2/4/6 that
-// output tile where the shape allows it (3x3, stride 1, dilation 1);
+// output tile where the shape allows it (3x3 or 5x5, stride 1, dilation
+// 1; 5x5 windows have tiles 2 and 4, and take 4 for 6);
 // negative leaves the choice to the runtime.
 void SetWinograd(NetDef *net, int tile);
 
