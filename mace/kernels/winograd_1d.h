@@ -48,12 +48,16 @@ bool Winograd1dPays(const ConvGeometry &geometry);
 class Winograd1dConv {
  public:
   // `geometry` must satisfy Winograd1dApplies. Transforms `filter` (OHWI)
-  // and packs it for `isa`, now (8 / r of the filter's size, which the
-  // load writes anyway); false when that does not fit in memory.
-  // `source` (may be null) gives the memory of the transformed filter,
-  // maybe transformed already (sgemm.h AcquirePackedBs).
+  // and packs it for `isa` (8 / r of the filter's size); false when that
+  // does not fit in memory. As WinogradConv::Init: `pool` (may be null)
+  // shares the transform; `source` (may be null) gives the memory of the
+  // transformed filter, maybe transformed already (sgemm.h
+  // AcquirePackedBs); with `defer` (may be null) the transform is left to
+  // it, and `filter` must stay valid until it runs.
   bool Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
-            int threads, PackedWeightSource *source = nullptr);
+            int threads, ThreadPool *pool = nullptr,
+            PackedWeightSource *source = nullptr,
+            DeferredWork *defer = nullptr);
 
   int64_t ScratchBytes() const;
 
@@ -76,6 +80,8 @@ class Winograd1dConv {
   TileSpan Span(int64_t tile, const float *input, const float *zeros,
                 float *output, int64_t out_stride) const;
   int64_t SlotFloats() const;
+  // Transforms the filter's output channels of panels [begin, end).
+  void TransformPanels(const float *filter, int64_t begin, int64_t end);
 
   ConvGeometry geo_;
   bool along_w_ = true;  // a 1 x r window (else r x 1)

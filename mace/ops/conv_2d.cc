@@ -232,7 +232,9 @@ class Conv2dOp : public Operation {
       scratch_bytes = winograd_.ScratchBytes();
     } else if (winograd != 0 && kernels::Winograd1dPays(geometry)) {
       packed = winograd_1d_.Init(geometry, weights, isa, threads,
-                                 context->packed_weights());
+                                 context->thread_pool(),
+                                 context->packed_weights(),
+                                 context->deferred_work());
       scratch_bytes = winograd_1d_.ScratchBytes();
     } else {
       packed =

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "mace/core/deferred_work.h"
 #include "mace/kernels/conv_im2col.h"
 #include "mace/kernels/conv_tasks.h"
 #include "mace/kernels/sgemm_ukernel.h"
@@ -747,7 +748,7 @@ TEST(ConvKernelsTest, WinogradF25ErrorStaysNearIm2cols) {
   EXPECT_LT(winograd[2], 0.5 * winograd[4]);
 }
 
-// Init shares the filter packing (and Winograd's filter transform) among
+// Init shares the filter packing (and Winograd's filter transforms) among
 // a pool's threads by panels: several panels, an odd edge panel, groups.
 TEST(ConvKernelsTest, FilterPackedByAPoolMatchesFloat64) {
   std::mt19937 rng(14);
@@ -770,6 +771,22 @@ TEST(ConvKernelsTest, FilterPackedByAPoolMatchesFloat64) {
       ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, pool.get()));
       ExpectMatches(conv, p, 1e-6,
                     std::string(SgemmIsaName(isa)) + " pool " + Describe(c));
+    }
+    // 1-D Winograd: 1x7 with an odd last panel, 5x1 deferred to a
+    // DeferredWork that the pool runs (as a load does).
+    for (const Case &c : {Case{1, 9, 13, 37, 71, 1, 7, 1, 1, 0, 3, 0, 3},
+                          Case{1, 11, 6, 19, 40, 5, 1, 1, 1, 2, 0, 2, 0}}) {
+      const Problem p = MakeProblem(c, &rng);
+      Winograd1dConv conv;
+      DeferredWork deferred;
+      const bool defer = c.kernel_h > 1;
+      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, pool.get(),
+                            nullptr, defer ? &deferred : nullptr));
+      EXPECT_EQ(deferred.empty(), !defer);
+      deferred.RunAll(pool.get());
+      ExpectMatches(conv, p, 2e-6,
+                    std::string(SgemmIsaName(isa)) + " pool 1-D " +
+                        Describe(c));
     }
   }
 }
