@@ -27,10 +27,10 @@ enum class SgemmIsa { kGeneric, kAvx2, kAvx512, kNeon };
 // The version of every layout packed at load and kept in packed weight
 // cache files (mace/core/packed_weight_cache.h): the panels below, the
 // Winograd elements' order and filter transforms (2: 1 x r and r x 1
-// convolutions may be packed as 1-D Winograd), DeconvGemm's tap-major
-// columns. Raise it with any change to one of them, so that files of the
-// old layout are replaced instead of read.
-constexpr int kPackedLayoutVersion = 2;
+// convolutions may be packed as 1-D Winograd; 3: 5x5 ones as F(2,5)),
+// DeconvGemm's tap-major columns. Raise it with any change to one of them,
+// so that files of the old layout are replaced instead of read.
+constexpr int kPackedLayoutVersion = 3;
 
 const char *SgemmIsaName(SgemmIsa isa);
 
