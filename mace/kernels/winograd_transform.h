@@ -7,9 +7,9 @@
 // which keeps F(6,3)'s error smallest among small rational points), F(4,3)
 // from its own set (below). Bt depends only on the points, so the 5x5
 // transforms of the same input tile take the 3x3 ones' Bt: F(2,5) F(4,3)'s,
-// F(4,5) F(6,3)'s; their At and G are those points' (At[i][j] = a_j^i,
-// G[j][k] = s_j a_j^k with the 3x3 G's row scales s_j), checked exactly
-// against direct correlation when they were derived.
+// F(4,5) F(6,3)'s; their At and G are computed from those points (below;
+// the construction was checked exactly against direct correlation, in
+// rational arithmetic, when it was written).
 // The transforms are written once, over blocks of kWinogradLanes
 // contiguous channels (NHWC keeps a pixel's channels together) held in one
 // GCC vector, which each per-ISA file compiles with its own vector flags
@@ -20,6 +20,7 @@
 #define MACE_KERNELS_WINOGRAD_TRANSFORM_H_
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -102,44 +103,46 @@ struct WinogradMatrices<6, 3> {
       {0, 1, -1, 32, -32, 1.0 / 32, -1.0 / 32, 1}};
 };
 
-// F(2,5): F(4,3)'s points 0, +-3/2, +-2/3 and infinity (float32 error
-// about F(4,3)'s: 0.8e-6 against 0.7e-6 root-mean-square relative, a
-// 64-channel tile of ReLU-like inputs against float64).
-template <>
-struct WinogradMatrices<2, 5> {
-  static constexpr int kT = 6;
-  static constexpr auto &kBt = WinogradMatrices<4, 3>::kBt;
-  static constexpr double kG[6][5] = {
-      {1, 0, 0, 0, 0},
-      {8.0 / 65, 12.0 / 65, 18.0 / 65, 27.0 / 65, 81.0 / 130},
-      {8.0 / 65, -12.0 / 65, 18.0 / 65, -27.0 / 65, 81.0 / 130},
-      {-81.0 / 130, -27.0 / 65, -18.0 / 65, -12.0 / 65, -8.0 / 65},
-      {-81.0 / 130, 27.0 / 65, -18.0 / 65, 12.0 / 65, -8.0 / 65},
-      {0, 0, 0, 0, 1}};
-  static constexpr double kAt[2][6] = {{1, 1, 1, 1, 1, 0},
-                                       {0, 3.0 / 2, -3.0 / 2, 2.0 / 3,
-                                        -2.0 / 3, 1}};
-};
+// F(kM, 5) on the points of F(kM + 2, 3), which has the same input tile
+// (and so the same Bt): F(2,5) on F(4,3)'s, with about its float32 error
+// (0.8e-6 against 0.7e-6 root-mean-square relative, a 64-channel tile of
+// ReLU-like inputs against float64); F(4,5) on F(6,3)'s, with about its
+// error, 4x F(2,5)'s. The 3x3 matrices give the points a_j (At's row 1)
+// and G's row scales s_j (G[j] = s_j (1, a_j, a_j^2)); then
+// At[i][j] = a_j^i and G[j][k] = s_j a_j^k, the infinity point taking the
+// last row of At and the last tap of G.
+template <int kM>
+struct WinogradMatrices<kM, 5> {
+  using SameTile = WinogradMatrices<kM + 2, 3>;
+  static constexpr int kT = SameTile::kT;
+  static constexpr auto &kBt = SameTile::kBt;
 
-// F(4,5): F(6,3)'s points (its error too, about 4x F(2,5)'s).
-template <>
-struct WinogradMatrices<4, 5> {
-  static constexpr int kT = 8;
-  static constexpr auto &kBt = WinogradMatrices<6, 3>::kBt;
-  static constexpr double kG[8][5] = {
-      {1, 0, 0, 0, 0},
-      {-2.0 / 9, -2.0 / 9, -2.0 / 9, -2.0 / 9, -2.0 / 9},
-      {-2.0 / 9, 2.0 / 9, -2.0 / 9, 2.0 / 9, -2.0 / 9},
-      {1.0 / 90, 1.0 / 45, 2.0 / 45, 4.0 / 45, 8.0 / 45},
-      {1.0 / 90, -1.0 / 45, 2.0 / 45, -4.0 / 45, 8.0 / 45},
-      {32.0 / 45, 16.0 / 45, 8.0 / 45, 4.0 / 45, 2.0 / 45},
-      {32.0 / 45, -16.0 / 45, 8.0 / 45, -4.0 / 45, 2.0 / 45},
-      {0, 0, 0, 0, 1}};
-  static constexpr double kAt[4][8] = {
-      {1, 1, 1, 1, 1, 1, 1, 0},
-      {0, 1, -1, 2, -2, 0.5, -0.5, 0},
-      {0, 1, 1, 4, 4, 0.25, 0.25, 0},
-      {0, 1, -1, 8, -8, 0.125, -0.125, 1}};
+  static constexpr std::array<std::array<double, 5>, kT> MakeG() {
+    std::array<std::array<double, 5>, kT> g{};
+    for (int j = 0; j + 1 < kT; ++j) {
+      double power = SameTile::kG[j][0];
+      for (int k = 0; k < 5; ++k) {
+        g[j][k] = power;
+        power *= SameTile::kAt[1][j];
+      }
+    }
+    g[kT - 1][4] = 1;
+    return g;
+  }
+  static constexpr std::array<std::array<double, kT>, kM> MakeAt() {
+    std::array<std::array<double, kT>, kM> at{};
+    for (int j = 0; j + 1 < kT; ++j) {
+      double power = 1;
+      for (int i = 0; i < kM; ++i) {
+        at[i][j] = power;
+        power *= SameTile::kAt[1][j];
+      }
+    }
+    at[kM - 1][kT - 1] = 1;
+    return at;
+  }
+  static constexpr auto kG = MakeG();
+  static constexpr auto kAt = MakeAt();
 };
 
 // A run of consecutive tiles of one convolution (r x r, stride 1,
