@@ -2,7 +2,7 @@
 // m + r - 1 = 8), shared by winograd_1d.cc and the per-ISA files.
 //
 // All three use F(6,3)'s points (0, +-1, +-2, +-1/2, infinity): the same
-// Bt for every r, At made of F(6,3)'s first m rows, and a G of r columns.
+// Bt for every r, and At and G from those points (WinogradOnPoints).
 // The input and output transforms run WinogradApply (winograd_transform.h)
 // over kWinogradLanes channels at a time, compiled by each per-ISA file
 // with its own vector flags.
@@ -18,31 +18,19 @@
 namespace mace {
 namespace kernels {
 
-// At of F(kM, r): F(6,3)'s rows 0 .. kM - 1, the infinity term (the last
-// column) in row kM - 1 only.
+// At of F(kM, 9 - kM) and G of F(9 - kR, kR) on F(6,3)'s points
+// (WinogradOnPoints).
 template <int kM>
 struct Winograd1dAt {
   static constexpr double At(int q, int j) {
-    if (j == kWinograd1dTile - 1) return q == kM - 1 ? 1.0 : 0.0;
-    return WinogradMatrices<6, 3>::kAt[q][j];
+    return WinogradOnPoints<kM, kWinograd1dTile + 1 - kM>::At(q, j);
   }
 };
 
-// G of F(9 - kR, kR): row j is p_j^k / prod_{l != j} (p_j - p_l) for F(6,3)'s
-// finite points p (row 0 negated, as F(6,3)'s Bt negates its row 0), and
-// the infinity row takes the last tap.
 template <int kR>
 struct Winograd1dG {
   static constexpr double At(int j, int k) {
-    constexpr double kPoints[kWinograd1dTile - 1] = {0,  1,   -1,  2,
-                                                     -2, 0.5, -0.5};
-    if (j == kWinograd1dTile - 1) return k == kR - 1 ? 1.0 : 0.0;
-    double value = 1.0;
-    for (int i = 0; i < k; ++i) value *= kPoints[j];
-    for (int l = 0; l < kWinograd1dTile - 1; ++l) {
-      if (l != j) value /= kPoints[j] - kPoints[l];
-    }
-    return j == 0 ? -value : value;
+    return WinogradOnPoints<kWinograd1dTile + 1 - kR, kR>::G(j, k);
   }
 };
 

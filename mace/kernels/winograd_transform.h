@@ -103,46 +103,54 @@ struct WinogradMatrices<6, 3> {
       {0, 1, -1, 32, -32, 1.0 / 32, -1.0 / 32, 1}};
 };
 
-// F(kM, 5) on the points of F(kM + 2, 3), which has the same input tile
-// (and so the same Bt): F(2,5) on F(4,3)'s, with about its float32 error
-// (0.8e-6 against 0.7e-6 root-mean-square relative, a 64-channel tile of
-// ReLU-like inputs against float64); F(4,5) on F(6,3)'s, with about its
-// error, 4x F(2,5)'s. The 3x3 matrices give the points a_j (At's row 1)
-// and G's row scales s_j (G[j] = s_j (1, a_j, a_j^2)); then
-// At[i][j] = a_j^i and G[j][k] = s_j a_j^k, the infinity point taking the
-// last row of At and the last tap of G.
+// At and G of F(kM, kR) on the points of the 3x3 transform with the same
+// input tile of kT = kM + kR - 1 points, F(kT - 2, 3), whose Bt they share:
+// that At's row 1 holds the points a_j and that G's first column the row
+// scales s_j (its G[j] = s_j (1, a_j, a_j^2)). Then At[i][j] = a_j^i and
+// G[j][k] = s_j a_j^k, the infinity point taking At's last row and G's
+// last tap (checked exactly, in rational arithmetic, against direct
+// correlation when written). The 5x5 transforms below and the 1-D ones
+// (winograd_1d_transform.h) are built this way.
+template <int kM, int kR>
+struct WinogradOnPoints {
+  using SameTile = WinogradMatrices<kM + kR - 3, 3>;
+  static constexpr int kT = kM + kR - 1;
+  static_assert(SameTile::kT == kT, "no 3x3 transform with this tile");
+
+  static constexpr double At(int i, int j) {
+    if (j == kT - 1) return i == kM - 1 ? 1.0 : 0.0;
+    double power = 1.0;
+    for (int n = 0; n < i; ++n) power *= SameTile::kAt[1][j];
+    return power;
+  }
+  static constexpr double G(int j, int k) {
+    if (j == kT - 1) return k == kR - 1 ? 1.0 : 0.0;
+    double value = SameTile::kG[j][0];
+    for (int n = 0; n < k; ++n) value *= SameTile::kAt[1][j];
+    return value;
+  }
+};
+
+// f(i, j) for i < kRows, j < kCols, as a table.
+template <int kRows, int kCols, typename F>
+constexpr std::array<std::array<double, kCols>, kRows> WinogradTable(F f) {
+  std::array<std::array<double, kCols>, kRows> table{};
+  for (int i = 0; i < kRows; ++i) {
+    for (int j = 0; j < kCols; ++j) table[i][j] = f(i, j);
+  }
+  return table;
+}
+
+// F(2,5) on F(4,3)'s points, with about its float32 error (0.8e-6 against
+// 0.7e-6 root-mean-square relative, a 64-channel tile of ReLU-like inputs
+// against float64); F(4,5) on F(6,3)'s, with about its error, 4x F(2,5)'s.
 template <int kM>
 struct WinogradMatrices<kM, 5> {
-  using SameTile = WinogradMatrices<kM + 2, 3>;
-  static constexpr int kT = SameTile::kT;
-  static constexpr auto &kBt = SameTile::kBt;
-
-  static constexpr std::array<std::array<double, 5>, kT> MakeG() {
-    std::array<std::array<double, 5>, kT> g{};
-    for (int j = 0; j + 1 < kT; ++j) {
-      double power = SameTile::kG[j][0];
-      for (int k = 0; k < 5; ++k) {
-        g[j][k] = power;
-        power *= SameTile::kAt[1][j];
-      }
-    }
-    g[kT - 1][4] = 1;
-    return g;
-  }
-  static constexpr std::array<std::array<double, kT>, kM> MakeAt() {
-    std::array<std::array<double, kT>, kM> at{};
-    for (int j = 0; j + 1 < kT; ++j) {
-      double power = 1;
-      for (int i = 0; i < kM; ++i) {
-        at[i][j] = power;
-        power *= SameTile::kAt[1][j];
-      }
-    }
-    at[kM - 1][kT - 1] = 1;
-    return at;
-  }
-  static constexpr auto kG = MakeG();
-  static constexpr auto kAt = MakeAt();
+  using Points = WinogradOnPoints<kM, 5>;
+  static constexpr int kT = Points::kT;
+  static constexpr auto &kBt = Points::SameTile::kBt;
+  static constexpr auto kG = WinogradTable<kT, 5>(Points::G);
+  static constexpr auto kAt = WinogradTable<kM, kT>(Points::At);
 };
 
 // A run of consecutive tiles of one convolution (r x r, stride 1,
