@@ -12,33 +12,58 @@ namespace mace {
 namespace kernels {
 namespace {
 
-constexpr int kT = kWinograd1dTile;
+constexpr int kMaxT = kWinograd1dMaxTile;
 
-const Winograd1dTransforms &TransformsFor(SgemmIsa isa, int r) {
+const Winograd1dTransforms &TransformsFor(SgemmIsa isa, int r, int t) {
   switch (isa) {
 #if defined(__x86_64__)
     case SgemmIsa::kAvx2:
-      return Winograd1dTransformsAvx2(r);
+      return Winograd1dTransformsAvx2(r, t);
     case SgemmIsa::kAvx512:
-      return Winograd1dTransformsAvx512(r);
+      return Winograd1dTransformsAvx512(r, t);
 #endif
 #if defined(__aarch64__)
     case SgemmIsa::kNeon:
-      return Winograd1dTransformsNeon(r);
+      return Winograd1dTransformsNeon(r, t);
 #endif
     default:
-      return Winograd1dTransformsGeneric(r);
+      return Winograd1dTransformsGeneric(r, t);
   }
 }
 
-// G[j][k] of r taps, as floats.
-template <int kR>
-void FillG(float (*g)[kT]) {
+// G[j][k] of r taps on tiles of kT points, as floats.
+template <int kT, int kR>
+void FillG(float (*g)[kMaxT]) {
   for (int j = 0; j < kT; ++j) {
     for (int k = 0; k < kR; ++k) {
-      g[j][k] = static_cast<float>(Winograd1dG<kR>::At(j, k));
+      g[j][k] = static_cast<float>(Winograd1dG<kT, kR>::At(j, k));
     }
   }
+}
+
+void FillG(int t, int r, float (*g)[kMaxT]) {
+  if (t == 6) {
+    if (r == 3) FillG<6, 3>(g);
+    if (r == 5) FillG<6, 5>(g);
+    return;
+  }
+  if (r == 3) FillG<8, 3>(g);
+  if (r == 5) FillG<8, 5>(g);
+  if (r == 7) FillG<8, 7>(g);
+}
+
+// The 1-D cost model's estimate for tiles of t points (Winograd1dTilePoints).
+double Winograd1dCost(const ConvGeometry &g, int64_t t) {
+  const bool along_w = g.kernel_h == 1;
+  const int64_t r = along_w ? g.kernel_w : g.kernel_h;
+  const int64_t m = t + 1 - r;
+  const int64_t length = along_w ? g.out_w : g.out_h;
+  const int64_t lines = g.batch * (along_w ? g.out_h : g.out_w);
+  const double tiles = static_cast<double>(lines * ((length + m - 1) / m));
+  const double products = tiles * t * g.in_c * g.out_c;
+  const double transforms =
+      tiles * t * (t * g.in_c + m * g.out_c) * kWinogradTransformCost;
+  return products + transforms;
 }
 
 }  // namespace
@@ -52,24 +77,31 @@ bool Winograd1dApplies(const ConvGeometry &g) {
          g.dilation_w == 1 && g.groups == 1;
 }
 
-bool Winograd1dPays(const ConvGeometry &g) {
-  if (!Winograd1dApplies(g)) return false;
+int Winograd1dTilePoints(const ConvGeometry &g) {
+  if (!Winograd1dApplies(g)) return 0;
   const bool along_w = g.kernel_h == 1;
   const int64_t r = along_w ? g.kernel_w : g.kernel_h;
-  const int64_t m = kT + 1 - r;
-  const int64_t length = along_w ? g.out_w : g.out_h;
-  const int64_t lines = g.batch * (along_w ? g.out_h : g.out_w);
-  const double tiles = static_cast<double>(lines * ((length + m - 1) / m));
-  const double pixels = static_cast<double>(lines * length);
-  const double im2col = pixels * r * g.in_c * g.out_c;
-  const double products = tiles * kT * g.in_c * g.out_c;
-  const double transforms =
-      tiles * kT * (kT * g.in_c + m * g.out_c) * kWinogradTransformCost;
-  return products + transforms < im2col;
+  const int64_t pixels = g.batch * g.out_h * g.out_w;
+  double best_cost = static_cast<double>(pixels) * r * g.in_c * g.out_c;
+  int best = 0;
+  for (int t : {8, 6}) {
+    if (t + 1 - r < 2) continue;
+    const double cost = Winograd1dCost(g, t);
+    if (cost < best_cost) {
+      best = t;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+bool Winograd1dPays(const ConvGeometry &g) {
+  return Winograd1dTilePoints(g) != 0;
 }
 
 struct Winograd1dConv::TileSpan {
-  const float *taps[kT];  // each in_c floats (the zero row in the padding)
+  // Each in_c floats (the zero row in the padding); tile_t_ of them.
+  const float *taps[kMaxT];
   float *out;             // the tile's first output pixel
   int64_t out_step;       // floats between its output pixels
   int64_t outputs;        // its pixels inside the output (<= m)
@@ -77,11 +109,14 @@ struct Winograd1dConv::TileSpan {
 
 bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
                           SgemmIsa isa, int threads, ThreadPool *pool,
-                          PackedWeightSource *source, DeferredWork *defer) {
+                          PackedWeightSource *source, DeferredWork *defer,
+                          int tile_points) {
   geo_ = geometry;
   along_w_ = geo_.kernel_h == 1;
   r_ = static_cast<int>(along_w_ ? geo_.kernel_w : geo_.kernel_h);
-  tile_m_ = kT + 1 - r_;
+  if (tile_points == 0) tile_points = Winograd1dTilePoints(geo_);
+  tile_t_ = tile_points == 6 && r_ <= 5 ? 6 : kMaxT;
+  tile_m_ = tile_t_ + 1 - r_;
   if (along_w_) {
     tiles_a_ = geo_.out_h;
     tiles_b_ = (geo_.out_w + tile_m_ - 1) / tile_m_;
@@ -90,7 +125,7 @@ bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
     tiles_b_ = geo_.out_w;
   }
   bool ready = false;
-  if (!AcquirePackedBs(kT, geo_.in_c, geo_.out_c, isa, source, &storage_,
+  if (!AcquirePackedBs(tile_t_, geo_.in_c, geo_.out_c, isa, source, &storage_,
                        &packed_, &ready)) {
     return false;
   }
@@ -101,7 +136,8 @@ bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
     TransformPanels(filter, begin, end);
   };
   if (!ready && defer != nullptr) {
-    DeferPanelPieces(panels, int64_t{kT} * geo_.in_c * nr, defer, transform);
+    DeferPanelPieces(panels, int64_t{tile_t_} * geo_.in_c * nr, defer,
+                     transform);
   } else if (!ready && pool != nullptr) {
     pool->ParallelFor(0, panels, 1, transform);
   } else if (!ready) {
@@ -111,7 +147,7 @@ bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
   const int64_t tiles = geo_.batch * tiles_a_ * tiles_b_;
   const int64_t mr = SgemmTileRows(packed_[0].isa);
   blocks_ = ThreadRowBlocks(
-      tiles, WinogradBlockTiles(kT, geo_, mr, tiles), mr, slots_,
+      tiles, WinogradBlockTiles(tile_t_, geo_, mr, tiles), mr, slots_,
       packed_[0].size() * static_cast<int64_t>(sizeof(float)));
   return true;
 }
@@ -128,18 +164,16 @@ bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
 void Winograd1dConv::TransformPanels(const float *filter, int64_t begin,
                                      int64_t end) {
   constexpr int64_t kBlock = 16;
-  float g[kT][kT] = {};
-  if (r_ == 3) FillG<3>(g);
-  if (r_ == 5) FillG<5>(g);
-  if (r_ == 7) FillG<7>(g);
+  float g[kMaxT][kMaxT] = {};
+  FillG(tile_t_, r_, g);
   const int64_t in_c = geo_.in_c;
   const int64_t nr = packed_[0].nr;
-  float t[kT][kBlock][kBlock];  // [k][ic][oc] of one block
+  float t[kMaxT][kBlock][kBlock];  // [k][ic][oc] of one block (k < r)
   for (int64_t panel = begin; panel < end; ++panel) {
     const int64_t panel_oc = panel * nr;
     const int64_t panel_end = std::min(panel_oc + nr, geo_.out_c);
-    float *rows[kT];
-    for (int j = 0; j < kT; ++j) {
+    float *rows[kMaxT];
+    for (int j = 0; j < tile_t_; ++j) {
       rows[j] = packed_[j].values + packed_[j].Offset(0, panel_oc);
     }
     for (int64_t oc0 = panel_oc; oc0 < panel_end; oc0 += kBlock) {
@@ -153,7 +187,7 @@ void Winograd1dConv::TransformPanels(const float *filter, int64_t begin,
                         ic_count, oc_count, &t[k][0][0], kBlock);
         }
         for (int64_t i = 0; i < ic_count; ++i) {
-          for (int j = 0; j < kT; ++j) {
+          for (int j = 0; j < tile_t_; ++j) {
             float *row = rows[j] + (ic0 + i) * nr + (oc0 - panel_oc);
             float u[kBlock];
             for (int64_t o = 0; o < kBlock; ++o) u[o] = g[j][0] * t[0][i][o];
@@ -170,7 +204,7 @@ void Winograd1dConv::TransformPanels(const float *filter, int64_t begin,
 
 int64_t Winograd1dConv::SlotFloats() const {
   const int64_t rows = blocks_.max_rows();
-  return kT * (WinogradElementStride(rows * geo_.in_c) +
+  return tile_t_ * (WinogradElementStride(rows * geo_.in_c) +
                WinogradElementStride(rows * geo_.out_c)) +
          geo_.in_c;
 }
@@ -213,7 +247,7 @@ Winograd1dConv::TileSpan Winograd1dConv::Span(int64_t tile, const float *input,
     span.out_step = g.out_w * out_stride;
     span.outputs = std::min<int64_t>(tile_m_, g.out_h - a * tile_m_);
   }
-  for (int k = 0; k < kT; ++k) {
+  for (int k = 0; k < tile_t_; ++k) {
     const int64_t x = start + k;
     span.taps[k] =
         line != nullptr && x >= 0 && x < length ? line + x * step : zeros;
@@ -224,7 +258,8 @@ Winograd1dConv::TileSpan Winograd1dConv::Span(int64_t tile, const float *input,
 void Winograd1dConv::Run(const float *input, const float *bias, float *output,
                          int64_t out_stride, float *scratch, ThreadPool *pool,
                          const SgemmEpilogue *epilogue) const {
-  const Winograd1dTransforms &transforms = TransformsFor(packed_[0].isa, r_);
+  const Winograd1dTransforms &transforms =
+      TransformsFor(packed_[0].isa, r_, tile_t_);
   const int64_t in_c = geo_.in_c;
   const int64_t out_c = geo_.out_c;
   const int64_t tile_blocks = blocks_.blocks();
@@ -237,8 +272,8 @@ void Winograd1dConv::Run(const float *input, const float *bias, float *output,
       pool, grid.slots, tile_blocks * grid.col_blocks,
       [&](int slot, int64_t &transformed, int64_t begin, int64_t end) {
         float *v = scratch + slot * slot_floats;
-        float *m = v + kT * WinogradElementStride(max_rows * in_c);
-        float *zeros = m + kT * WinogradElementStride(max_rows * out_c);
+        float *m = v + tile_t_ * WinogradElementStride(max_rows * in_c);
+        float *zeros = m + tile_t_ * WinogradElementStride(max_rows * out_c);
         std::fill(zeros, zeros + in_c, 0.0f);
         for (int64_t task = begin; task < end; ++task) {
           const int64_t block = task / grid.col_blocks;
@@ -256,7 +291,7 @@ void Winograd1dConv::Run(const float *input, const float *bias, float *output,
             }
             transformed = block;
           }
-          for (int j = 0; j < kT; ++j) {
+          for (int j = 0; j < tile_t_; ++j) {
             SgemmColumns(count, col0, col1, in_c, v + j * v_stride, in_c,
                          packed_[j], nullptr, nullptr, nullptr,
                          m + j * m_stride, out_c, nullptr);

@@ -1,8 +1,10 @@
-// Internal to mace/kernels: the transforms of Winograd1dConv (1-D F(m, r),
-// m + r - 1 = 8), shared by winograd_1d.cc and the per-ISA files.
+// Internal to mace/kernels: the transforms of Winograd1dConv (1-D F(m, r)
+// on tiles of t = m + r - 1 = 8 or 6 points), shared by winograd_1d.cc and
+// the per-ISA files.
 //
-// All three use F(6,3)'s points (0, +-1, +-2, +-1/2, infinity): the same
-// Bt for every r, and At and G from those points (WinogradOnPoints).
+// Tiles of 8 use F(6,3)'s points (0, +-1, +-2, +-1/2, infinity), tiles of
+// 6 F(4,3)'s (0, +-3/2, +-2/3, infinity): that transform's Bt for every r,
+// and At and G from its points (WinogradOnPoints).
 // The input and output transforms run WinogradApply (winograd_transform.h)
 // over kWinogradLanes channels at a time, compiled by each per-ISA file
 // with its own vector flags.
@@ -18,24 +20,24 @@
 namespace mace {
 namespace kernels {
 
-// At of F(kM, 9 - kM) and G of F(9 - kR, kR) on F(6,3)'s points
-// (WinogradOnPoints).
-template <int kM>
+// At of F(kM, kT + 1 - kM) and G of F(kT + 1 - kR, kR) on the points of
+// the tile of kT (WinogradOnPoints).
+template <int kT, int kM>
 struct Winograd1dAt {
   static constexpr double At(int q, int j) {
-    return WinogradOnPoints<kM, kWinograd1dTile + 1 - kM>::At(q, j);
+    return WinogradOnPoints<kM, kT + 1 - kM>::At(q, j);
   }
 };
 
-template <int kR>
+template <int kT, int kR>
 struct Winograd1dG {
   static constexpr double At(int j, int k) {
-    return WinogradOnPoints<kWinograd1dTile + 1 - kR, kR>::G(j, k);
+    return WinogradOnPoints<kT + 1 - kR, kR>::G(j, k);
   }
 };
 
 // v[j * v_stride + c] = sum_k Bt[j][k] taps[k][c] for c < channels: one
-// tile's 8 input points (each `channels` floats) to its 8 transformed rows.
+// tile's t input points (each `channels` floats) to its t transformed rows.
 using Winograd1dInputFn = void (*)(const float *const *taps, int64_t channels,
                                    float *v, int64_t v_stride);
 // out[q * out_step + c] = bias[c] + sum_j At[q][j] m[j * m_stride + c] for
@@ -50,22 +52,22 @@ struct Winograd1dTransforms {
   Winograd1dOutputFn output;
 };
 
-// Per-ISA tables for r = 3, 5 or 7 (defined by the files the build has).
-const Winograd1dTransforms &Winograd1dTransformsGeneric(int r);
-const Winograd1dTransforms &Winograd1dTransformsAvx2(int r);
-const Winograd1dTransforms &Winograd1dTransformsAvx512(int r);
-const Winograd1dTransforms &Winograd1dTransformsNeon(int r);
+// Per-ISA tables for r = 3, 5 or 7 on tiles of t = 8 points, r = 3 or 5
+// on tiles of 6 (defined by the files the build has).
+const Winograd1dTransforms &Winograd1dTransformsGeneric(int r, int t);
+const Winograd1dTransforms &Winograd1dTransformsAvx2(int r, int t);
+const Winograd1dTransforms &Winograd1dTransformsAvx512(int r, int t);
+const Winograd1dTransforms &Winograd1dTransformsNeon(int r, int t);
 
 // Internal to each including file, as winograd_transform.h's templates.
 namespace {
 
-template <typename IsaTag>
+template <typename IsaTag, int kT>
 void Winograd1dInput(const float *const *taps, int64_t channels, float *v,
                      int64_t v_stride) {
-  constexpr int kT = kWinograd1dTile;
   int64_t c = 0;
   for (; c + kWinogradLanes <= channels; c += kWinogradLanes) {
-    WinogradApply<WinogradBt<6, 3>, kT, kT>(
+    WinogradApply<WinogradBt<kT - 2, 3>, kT, kT>(
         [&](int k, WinogradVec *x) { LoadLanes(taps[k] + c, x); },
         [&](int j, const WinogradVec &value) {
           StoreLanes(v + j * v_stride + c, value);
@@ -78,7 +80,7 @@ void Winograd1dInput(const float *const *taps, int64_t channels, float *v,
   for (int k = 0; k < kT; ++k) {
     std::memcpy(staged[k], taps[k] + c, lanes * sizeof(float));
   }
-  WinogradApply<WinogradBt<6, 3>, kT, kT>(
+  WinogradApply<WinogradBt<kT - 2, 3>, kT, kT>(
       [&](int k, WinogradVec *x) { LoadLanes(staged[k], x); },
       [&](int j, const WinogradVec &value) {
         float lane_values[kWinogradLanes];
@@ -87,11 +89,10 @@ void Winograd1dInput(const float *const *taps, int64_t channels, float *v,
       });
 }
 
-template <typename IsaTag, int kM>
+template <typename IsaTag, int kT, int kM>
 void Winograd1dOutput(const float *m, int64_t m_stride, const float *bias,
                       int64_t channels, int64_t outputs, float *out,
                       int64_t out_step) {
-  constexpr int kT = kWinograd1dTile;
   for (int64_t c = 0; c < channels; c += kWinogradLanes) {
     const int64_t lanes = std::min<int64_t>(kWinogradLanes, channels - c);
     float staged[kT][kWinogradLanes];
@@ -109,7 +110,7 @@ void Winograd1dOutput(const float *m, int64_t m_stride, const float *bias,
         std::memcpy(staged[j], m + j * m_stride + c, lanes * sizeof(float));
       }
     }
-    WinogradApply<Winograd1dAt<kM>, kM, kT>(
+    WinogradApply<Winograd1dAt<kT, kM>, kM, kT>(
         [&](int j, WinogradVec *x) {
           LoadLanes(whole ? m + j * m_stride + c : staged[j], x);
         },
@@ -127,15 +128,19 @@ void Winograd1dOutput(const float *m, int64_t m_stride, const float *bias,
   }
 }
 
+template <typename IsaTag, int kT, int kR>
+constexpr Winograd1dTransforms kWinograd1dTransforms = {
+    Winograd1dInput<IsaTag, kT>, Winograd1dOutput<IsaTag, kT, kT + 1 - kR>};
+
 template <typename IsaTag>
-const Winograd1dTransforms &Winograd1dTransformsFor(int r) {
-  static const Winograd1dTransforms kF63 = {Winograd1dInput<IsaTag>,
-                                            Winograd1dOutput<IsaTag, 6>};
-  static const Winograd1dTransforms kF45 = {Winograd1dInput<IsaTag>,
-                                            Winograd1dOutput<IsaTag, 4>};
-  static const Winograd1dTransforms kF27 = {Winograd1dInput<IsaTag>,
-                                            Winograd1dOutput<IsaTag, 2>};
-  return r == 3 ? kF63 : r == 5 ? kF45 : kF27;
+const Winograd1dTransforms &Winograd1dTransformsFor(int r, int t) {
+  if (t == 6) {
+    return r == 3 ? kWinograd1dTransforms<IsaTag, 6, 3>
+                  : kWinograd1dTransforms<IsaTag, 6, 5>;
+  }
+  return r == 3   ? kWinograd1dTransforms<IsaTag, 8, 3>
+         : r == 5 ? kWinograd1dTransforms<IsaTag, 8, 5>
+                  : kWinograd1dTransforms<IsaTag, 8, 7>;
 }
 
 }  // namespace

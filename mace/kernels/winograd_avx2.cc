@@ -16,8 +16,8 @@ const WinogradTransforms &WinogradTransformsAvx2(int kernel, int tile_m) {
   return WinogradTransformsFor<Avx2Tag>(kernel, tile_m);
 }
 
-const Winograd1dTransforms &Winograd1dTransformsAvx2(int r) {
-  return Winograd1dTransformsFor<Avx2Tag>(r);
+const Winograd1dTransforms &Winograd1dTransformsAvx2(int r, int t) {
+  return Winograd1dTransformsFor<Avx2Tag>(r, t);
 }
 
 }  // namespace kernels

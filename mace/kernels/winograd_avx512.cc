@@ -21,8 +21,8 @@ const WinogradTransforms &WinogradTransformsAvx512(int kernel, int tile_m) {
   return WinogradTransformsFor<Avx512Tag>(kernel, tile_m);
 }
 
-const Winograd1dTransforms &Winograd1dTransformsAvx512(int r) {
-  return Winograd1dTransformsFor<Avx512Tag>(r);
+const Winograd1dTransforms &Winograd1dTransformsAvx512(int r, int t) {
+  return Winograd1dTransformsFor<Avx512Tag>(r, t);
 }
 
 }  // namespace kernels

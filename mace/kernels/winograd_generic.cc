@@ -16,8 +16,8 @@ const WinogradTransforms &WinogradTransformsGeneric(int kernel, int tile_m) {
   return WinogradTransformsFor<GenericTag>(kernel, tile_m);
 }
 
-const Winograd1dTransforms &Winograd1dTransformsGeneric(int r) {
-  return Winograd1dTransformsFor<GenericTag>(r);
+const Winograd1dTransforms &Winograd1dTransformsGeneric(int r, int t) {
+  return Winograd1dTransformsFor<GenericTag>(r, t);
 }
 
 }  // namespace kernels

@@ -18,8 +18,8 @@ const WinogradTransforms &WinogradTransformsNeon(int kernel, int tile_m) {
   return WinogradTransformsFor<NeonTag>(kernel, tile_m);
 }
 
-const Winograd1dTransforms &Winograd1dTransformsNeon(int r) {
-  return Winograd1dTransformsFor<NeonTag>(r);
+const Winograd1dTransforms &Winograd1dTransformsNeon(int r, int t) {
+  return Winograd1dTransformsFor<NeonTag>(r, t);
 }
 
 }  // namespace kernels

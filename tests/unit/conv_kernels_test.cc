@@ -660,17 +660,45 @@ TEST(ConvKernelsTest, Winograd1dEveryShapeAndIsaMatchesFloat64) {
   for (const Case &c : Winograd1dCases()) {
     const Problem p = MakeProblem(c, &rng);
     ASSERT_TRUE(Winograd1dApplies(p.geo)) << Describe(c);
+    const int64_t r = std::max(c.kernel_h, c.kernel_w);
     for (SgemmIsa isa : AvailableSgemmIsas()) {
-      Winograd1dConv conv;
-      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3));
-      const std::string what =
-          std::string(SgemmIsaName(isa)) + " 1-D F(" +
-          std::to_string(conv.tile_m()) + "," +
-          std::to_string(std::max(c.kernel_h, c.kernel_w)) + ") " + Describe(c);
-      ExpectMatches(conv, p, 2e-6, what);
-      ExpectStridedMatchesPacked(conv, p, what);
+      for (int points : {8, 6}) {
+        if (points == 6 && r > 5) continue;
+        Winograd1dConv conv;
+        ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, nullptr,
+                              nullptr, nullptr, points));
+        ASSERT_EQ(conv.tile_points(), points);
+        const std::string what = std::string(SgemmIsaName(isa)) + " 1-D F(" +
+                                 std::to_string(conv.tile_m()) + "," +
+                                 std::to_string(r) + ") " + Describe(c);
+        ExpectMatches(conv, p, 2e-6, what);
+        ExpectStridedMatchesPacked(conv, p, what);
+      }
     }
   }
+}
+
+// Tiles of 6 points where they do fewer products per line: Inception's
+// 1x3 / 3x1 on 8x8 (two tiles of 6 outputs or of 4), not its 1x7 on 17x17
+// (no 6-point F(0,7)) nor a 1x3 on 17 pixels (3 tiles of 6 outputs
+// against 5 of 4).
+TEST(ConvKernelsTest, Winograd1dTakesSixPointTilesOnShortLines) {
+  EXPECT_EQ(Winograd1dTilePoints(
+                GeometryOf({1, 8, 8, 384, 384, 1, 3, 1, 1, 0, 1, 0, 1})),
+            6);
+  EXPECT_EQ(Winograd1dTilePoints(
+                GeometryOf({1, 8, 8, 384, 384, 3, 1, 1, 1, 1, 0, 1, 0})),
+            6);
+  EXPECT_EQ(Winograd1dTilePoints(
+                GeometryOf({1, 17, 17, 128, 128, 1, 7, 1, 1, 0, 3, 0, 3})),
+            8);
+  EXPECT_EQ(Winograd1dTilePoints(
+                GeometryOf({1, 17, 17, 128, 128, 1, 3, 1, 1, 0, 1, 0, 1})),
+            8);
+  // Few channels: im2col.
+  EXPECT_EQ(Winograd1dTilePoints(
+                GeometryOf({1, 8, 8, 3, 4, 1, 3, 1, 1, 0, 1, 0, 1})),
+            0);
 }
 
 TEST(ConvKernelsTest, Winograd1dTakesOnlyItsWindows) {
