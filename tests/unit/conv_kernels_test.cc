@@ -683,22 +683,20 @@ TEST(ConvKernelsTest, Winograd1dEveryShapeAndIsaMatchesFloat64) {
 // (no 6-point F(0,7)) nor a 1x3 on 17 pixels (3 tiles of 6 outputs
 // against 5 of 4).
 TEST(ConvKernelsTest, Winograd1dTakesSixPointTilesOnShortLines) {
-  EXPECT_EQ(Winograd1dTilePoints(
-                GeometryOf({1, 8, 8, 384, 384, 1, 3, 1, 1, 0, 1, 0, 1})),
-            6);
-  EXPECT_EQ(Winograd1dTilePoints(
-                GeometryOf({1, 8, 8, 384, 384, 3, 1, 1, 1, 1, 0, 1, 0})),
-            6);
-  EXPECT_EQ(Winograd1dTilePoints(
-                GeometryOf({1, 17, 17, 128, 128, 1, 7, 1, 1, 0, 3, 0, 3})),
-            8);
-  EXPECT_EQ(Winograd1dTilePoints(
-                GeometryOf({1, 17, 17, 128, 128, 1, 3, 1, 1, 0, 1, 0, 1})),
-            8);
-  // Few channels: im2col.
-  EXPECT_EQ(Winograd1dTilePoints(
-                GeometryOf({1, 8, 8, 3, 4, 1, 3, 1, 1, 0, 1, 0, 1})),
-            0);
+  const struct {
+    Case shape;
+    int points;
+  } choices[] = {
+      {{1, 8, 8, 384, 384, 1, 3, 1, 1, 0, 1, 0, 1}, 6},
+      {{1, 8, 8, 384, 384, 3, 1, 1, 1, 1, 0, 1, 0}, 6},
+      {{1, 17, 17, 128, 128, 1, 7, 1, 1, 0, 3, 0, 3}, 8},
+      {{1, 17, 17, 128, 128, 1, 3, 1, 1, 0, 1, 0, 1}, 8},
+      {{1, 8, 8, 3, 4, 1, 3, 1, 1, 0, 1, 0, 1}, 0},  // few channels: im2col
+  };
+  for (const auto &c : choices) {
+    EXPECT_EQ(Winograd1dTilePoints(GeometryOf(c.shape)), c.points)
+        << Describe(c.shape);
+  }
 }
 
 TEST(ConvKernelsTest, Winograd1dTakesOnlyItsWindows) {
