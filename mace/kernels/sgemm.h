@@ -148,6 +148,21 @@ void DeferPanelPieces(int64_t panels, int64_t panel_floats, DeferredWork *work,
   }
 }
 
+// fn(begin, end) over `panels` panels of `panel_floats` floats each: left
+// to `work` (DeferPanelPieces) when it is not null, else run now, one panel
+// a task among the threads of `pool` (may be null: on the caller).
+template <typename PanelsFn>
+void RunOrDeferPanels(int64_t panels, int64_t panel_floats, ThreadPool *pool,
+                      DeferredWork *work, const PanelsFn &fn) {
+  if (work != nullptr) {
+    DeferPanelPieces(panels, panel_floats, work, fn);
+  } else if (pool != nullptr) {
+    pool->ParallelFor(0, panels, 1, fn);
+  } else {
+    fn(0, panels);
+  }
+}
+
 // Called on each finished block of C (rows x cols values, rows ldc apart)
 // by the thread that computed it, while it is still in cache: the place for
 // a fused activation.

@@ -213,24 +213,15 @@ bool WinogradConv::Init(const ConvGeometry &geometry, int tile_m,
   transforms_ = &TransformsFor(packed_[0].isa, static_cast<int>(geo_.kernel_h),
                                tile_m_);
   // Whole panels per thread: neighbouring output channels share cache
-  // lines of the packed rows.
+  // lines of the packed rows. A source's ready matrices were transformed
+  // by an earlier load.
   const int64_t nr = packed_[0].nr;
-  auto transform = [&](int64_t panel_begin, int64_t panel_end) {
-    TransformPanels(filter, panel_begin, panel_end);
-  };
-  const int64_t panels = (geo_.out_c + nr - 1) / nr;
-  // A source's ready matrices were transformed by an earlier load.
-  if (!ready && defer != nullptr) {
-    DeferPanelPieces(panels, int64_t{elements} * geo_.in_c * nr, defer,
+  if (!ready) {
+    RunOrDeferPanels((geo_.out_c + nr - 1) / nr,
+                     int64_t{elements} * geo_.in_c * nr, pool, defer,
                      [this, filter](int64_t begin, int64_t end) {
                        TransformPanels(filter, begin, end);
                      });
-  } else if (!ready) {
-    if (pool != nullptr) {
-      pool->ParallelFor(0, panels, 1, transform);
-    } else {
-      transform(0, panels);
-    }
   }
   const int64_t mr = SgemmTileRows(packed_[0].isa);
   slots_ = std::max(1, threads);

@@ -95,10 +95,6 @@ int Winograd1dTilePoints(const ConvGeometry &g) {
   return best;
 }
 
-bool Winograd1dPays(const ConvGeometry &g) {
-  return Winograd1dTilePoints(g) != 0;
-}
-
 struct Winograd1dConv::TileSpan {
   // Each in_c floats (the zero row in the padding); tile_t_ of them.
   const float *taps[kMaxT];
@@ -131,17 +127,12 @@ bool Winograd1dConv::Init(const ConvGeometry &geometry, const float *filter,
   }
   // A source's ready matrices were transformed by an earlier load.
   const int64_t nr = packed_[0].nr;
-  const int64_t panels = (geo_.out_c + nr - 1) / nr;
-  auto transform = [this, filter](int64_t begin, int64_t end) {
-    TransformPanels(filter, begin, end);
-  };
-  if (!ready && defer != nullptr) {
-    DeferPanelPieces(panels, int64_t{tile_t_} * geo_.in_c * nr, defer,
-                     transform);
-  } else if (!ready && pool != nullptr) {
-    pool->ParallelFor(0, panels, 1, transform);
-  } else if (!ready) {
-    transform(0, panels);
+  if (!ready) {
+    RunOrDeferPanels((geo_.out_c + nr - 1) / nr,
+                     int64_t{tile_t_} * geo_.in_c * nr, pool, defer,
+                     [this, filter](int64_t begin, int64_t end) {
+                       TransformPanels(filter, begin, end);
+                     });
   }
   slots_ = std::max(1, threads);
   const int64_t tiles = geo_.batch * tiles_a_ * tiles_b_;
