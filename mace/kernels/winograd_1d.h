@@ -50,9 +50,6 @@ bool Winograd1dApplies(const ConvGeometry &geometry);
 // counts them (fitted on AVX2; the other ISAs take the same).
 int Winograd1dTilePoints(const ConvGeometry &geometry);
 
-// Whether Winograd1dTilePoints takes a tile.
-bool Winograd1dPays(const ConvGeometry &geometry);
-
 class Winograd1dConv {
  public:
   // `geometry` must satisfy Winograd1dApplies. Transforms `filter` (OHWI)

@@ -222,6 +222,9 @@ class Conv2dOp : public Operation {
     const int tile = winograd < 0 ? kernels::ChooseWinogradTile(geometry, isa)
                      : kernels::WinogradApplies(geometry) ? winograd
                                                           : 0;
+    const int points_1d = tile == 0 && winograd != 0
+                              ? kernels::Winograd1dTilePoints(geometry)
+                              : 0;
     const float *weights = filter.data<float>();
     bool packed = false;
     int64_t scratch_bytes = 0;
@@ -230,11 +233,10 @@ class Conv2dOp : public Operation {
                               context->thread_pool(), context->packed_weights(),
                               context->deferred_work());
       scratch_bytes = winograd_.ScratchBytes();
-    } else if (winograd != 0 && kernels::Winograd1dPays(geometry)) {
-      packed = winograd_1d_.Init(geometry, weights, isa, threads,
-                                 context->thread_pool(),
-                                 context->packed_weights(),
-                                 context->deferred_work());
+    } else if (points_1d > 0) {
+      packed = winograd_1d_.Init(
+          geometry, weights, isa, threads, context->thread_pool(),
+          context->packed_weights(), context->deferred_work(), points_1d);
       scratch_bytes = winograd_1d_.ScratchBytes();
     } else {
       packed =
