@@ -142,6 +142,37 @@ void AlignedBuffer::Prefault(size_t offset, size_t bytes) {
 #endif
 }
 
+void AlignedBuffer::Prefault(ThreadPool *pool) {
+  const int64_t pieces =
+      static_cast<int64_t>((size_ + kHugePageBytes - 1) / kHugePageBytes);
+  if (pool == nullptr || pool->num_threads() < 2 || pieces < 2) {
+    Prefault();
+    return;
+  }
+#if defined(__linux__)
+  // Huge pages are each probed by one thread, which leaves them unmapped
+  // once any is found slow: they are mapped as small ones on a second
+  // pass, after the advice (which only this thread may give).
+  const uintptr_t base = reinterpret_cast<uintptr_t>(data_);
+  auto map_pieces = [this, base](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const size_t offset = static_cast<size_t>(i) * kHugePageBytes;
+      if (offset < huge_bytes_) {
+        ProbeHugePage(offset);
+      } else {
+        PopulateWrite(base + offset,
+                      base + std::min(size_, offset + kHugePageBytes));
+      }
+    }
+  };
+  pool->ParallelFor(0, pieces, 1, map_pieces);
+  if (huge_bytes_ > 0 && HugePagesSlow()) {
+    AdviseSmallPages();
+    pool->ParallelFor(0, pieces, 1, map_pieces);
+  }
+#endif
+}
+
 void AlignedBuffer::ProbeHugePage(size_t offset) {
 #if defined(__linux__)
   if (offset >= huge_bytes_ || HugePagesSlow()) return;

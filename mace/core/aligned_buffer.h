@@ -26,6 +26,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "mace/core/thread_pool.h"
+
 namespace mace {
 
 class AlignedBuffer {
@@ -51,6 +53,10 @@ class AlignedBuffer {
   // and failures are ignored.
   void Prefault(size_t offset, size_t bytes);
   void Prefault() { Prefault(0, size_); }
+  // The whole buffer by 2 MiB pieces shared among `pool`'s threads (the
+  // kernel zeroes fresh pages as fast as the threads that fault them in);
+  // the caller's alone without a pool.
+  void Prefault(ThreadPool *pool);
 
   // Maps the huge page holding byte `offset`, if the buffer has one there
   // and huge pages are not yet found slow, and times it: longer than

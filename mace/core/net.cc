@@ -79,14 +79,23 @@ MaceStatus Net::Init(NetDef net, const unsigned char *weights,
   auto is_known = [&op_factory](const std::string &type) {
     return op_factory(type) != nullptr;
   };
+  int64_t start = NowMicros();
+  auto lap = [&start](int64_t *micros) {
+    const int64_t now = NowMicros();
+    *micros = now - start;
+    start = now;
+  };
   MACE_RETURN_IF_ERROR(ValidateModel(&net_, weights_size, is_known));
   MACE_RETURN_IF_ERROR(LoadTensors(weights, weights_size, weights_borrowed));
   MACE_RETURN_IF_ERROR(ResolveIo(input_names, output_names));
+  lap(&init_times_.validate_micros);
   MACE_RETURN_IF_ERROR(
       PrepareOps(NeededOps(), op_factory, thread_pool, packed_weights));
+  lap(&init_times_.prepare_micros);
   PlanInPlaceJoins();
   PlanInPlaceSplits();  // after the joins: reads their row strides
   PlanBuffers();
+  lap(&init_times_.plan_micros);
   VLOG(1) << "net '" << net_.name() << "': " << steps_.size()
           << " steps, arena " << plan_.arena_bytes << " bytes";
   return MaceStatus::MACE_SUCCESS;
@@ -231,15 +240,23 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
       }
     }
     if (all_constant) {
-      packing.RunAll(thread_pool);
+      RunPacking(&packing, thread_pool, packed_weights);
       MACE_RETURN_IF_ERROR(FoldConstantStep(&step));
       continue;
     }
     step.stats = DescribeStep(step);
     steps_.push_back(std::move(step));
   }
-  packing.RunAll(thread_pool);
+  RunPacking(&packing, thread_pool, packed_weights);
   return MaceStatus::MACE_SUCCESS;
+}
+
+void Net::RunPacking(DeferredWork *packing, ThreadPool *thread_pool,
+                     PackedWeightStore *packed_weights) {
+  const int64_t start = NowMicros();
+  if (packed_weights != nullptr) packed_weights->MapHandedOut(thread_pool);
+  packing->RunAll(thread_pool);
+  init_times_.packing_micros += NowMicros() - start;
 }
 
 MaceStatus Net::FoldConstantStep(Step *step) {

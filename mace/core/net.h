@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "mace/core/deferred_work.h"
 #include "mace/core/memory_planner.h"
 #include "mace/core/operation.h"
 #include "mace/core/packed_weight_source.h"
@@ -64,6 +65,15 @@ class Net {
 
   MaceStatus Run(RunMetadata *run_metadata);
 
+  // Where Init's time went, for the load's diagnostics (VLOG 1).
+  struct InitTimes {
+    int64_t validate_micros = 0;  // checks, constant tensors, inputs
+    int64_t prepare_micros = 0;   // the ops' Prepare, packing included
+    int64_t packing_micros = 0;   // of which the deferred packing loop
+    int64_t plan_micros = 0;      // in-place joins and splits, buffers
+  };
+  const InitTimes &init_times() const { return init_times_; }
+
   int num_steps() const { return static_cast<int>(steps_.size()); }
   // Inputs of joining ops (Concat along the last axis) that their
   // producers write straight into the joined tensor.
@@ -102,6 +112,10 @@ class Net {
   MaceStatus PrepareOps(const std::vector<int> &ops,
                         const OpFactory &op_factory, ThreadPool *thread_pool,
                         PackedWeightStore *packed_weights);
+  // Maps the packed arrays' memory, then runs the ops' deferred packing,
+  // adding the time to init_times_.
+  void RunPacking(DeferredWork *packing, ThreadPool *thread_pool,
+                  PackedWeightStore *packed_weights);
   MaceStatus FoldConstantStep(Step *step);
   // The tensors the engine hands back after Run (never overwritten early,
   // never written only into other tensors).
@@ -123,6 +137,7 @@ class Net {
   // Outputs of skipped Slices -> the step of the producer that writes them.
   std::unordered_map<const Tensor *, int> sliced_at_;
   MemoryPlan plan_;
+  InitTimes init_times_;
 };
 
 }  // namespace mace

@@ -1,6 +1,8 @@
 #include "mace/core/packed_weight_arena.h"
 
 #include <algorithm>
+#include <functional>
+#include <utility>
 
 namespace mace {
 namespace {
@@ -62,11 +64,13 @@ void *PackedWeightArena::Allocate(int64_t bytes) {
       // the chunk being cut so that the latter's free tail stays in use.
       chunks_.insert(chunks_.end() - 1, std::move(chunk));
       allocated_bytes_ += bytes;
-      ProbeHugePage(&chunks_[chunks_.size() - 2], 0);
+      FollowSlowHugePages();
+      AddPendingPage(chunks_.size() - 2, 0);
       return chunks_[chunks_.size() - 2].data();
     }
   }
-  ProbeHugePage(&chunks_.back(), used_in_last_);
+  FollowSlowHugePages();
+  AddPendingPage(chunks_.size() - 1, used_in_last_);
   void *data =
       static_cast<unsigned char *>(chunks_.back().data()) + used_in_last_;
   used_in_last_ += rounded;
@@ -74,13 +78,64 @@ void *PackedWeightArena::Allocate(int64_t bytes) {
   return data;
 }
 
-void PackedWeightArena::ProbeHugePage(AlignedBuffer *chunk, int64_t offset) {
-  chunk->ProbeHugePage(static_cast<size_t>(offset));
-  // Found slow here or anywhere else in the process since the last cut.
+bool PackedWeightArena::PendingPage::operator<(
+    const PendingPage &other) const {
+  return std::less<const void *>()(chunk_data, other.chunk_data) ||
+         (chunk_data == other.chunk_data && page < other.page);
+}
+
+bool PackedWeightArena::PendingPage::operator==(
+    const PendingPage &other) const {
+  return chunk_data == other.chunk_data && page == other.page;
+}
+
+void PackedWeightArena::AddPendingPage(size_t chunk, int64_t offset) {
+  if (small_pages_) return;
+  pending_pages_.push_back(
+      PendingPage{chunks_[chunk].data(), offset / kHugePageBytes});
+}
+
+void PackedWeightArena::FollowSlowHugePages() {
+  // Found slow here or anywhere else in the process since the last look.
   if (!small_pages_ && AlignedBuffer::HugePagesFoundSlow()) {
     for (AlignedBuffer &each : chunks_) each.AdviseSmallPages();
     small_pages_ = true;
+    pending_pages_.clear();
   }
+}
+
+void PackedWeightArena::MapHandedOut(ThreadPool *pool) {
+  // Two threads faulting the same huge page would wait for each other and
+  // take the page for slow: each page once.
+  std::sort(pending_pages_.begin(), pending_pages_.end());
+  pending_pages_.erase(
+      std::unique(pending_pages_.begin(), pending_pages_.end()),
+      pending_pages_.end());
+  std::vector<std::pair<AlignedBuffer *, size_t>> pages;
+  pages.reserve(pending_pages_.size());
+  for (const PendingPage &pending : pending_pages_) {
+    for (AlignedBuffer &chunk : chunks_) {
+      if (chunk.data() == pending.chunk_data) {
+        pages.emplace_back(&chunk,
+                           static_cast<size_t>(pending.page * kHugePageBytes));
+      }
+    }
+  }
+  pending_pages_.clear();
+  // AlignedBuffer::ProbeHugePage maps nothing once pages are found slow,
+  // so the threads stop probing as soon as one of them finds that.
+  auto probe = [&pages](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      pages[i].first->ProbeHugePage(pages[i].second);
+    }
+  };
+  const int64_t count = static_cast<int64_t>(pages.size());
+  if (pool != nullptr && count > 1) {
+    pool->ParallelFor(0, count, 1, probe);
+  } else {
+    probe(0, count);
+  }
+  FollowSlowHugePages();
 }
 
 std::unique_ptr<PackedWeightSource> PackedWeightArena::SourceFor(

@@ -6,7 +6,9 @@
 // are cheap (aligned_buffer.h), instead of each array faulting in its own
 // 4 KiB pages (perf of MobileNet-v2's load: the packing was over half of
 // it, and half of the packing was the kernel faulting pages in). The huge
-// page where each array starts is mapped and timed as the array is cut;
+// page where each array starts is mapped and timed before the array is
+// written (MapHandedOut, all of them at once on the engine's threads: the
+// kernel zeroes huge pages as fast as the threads that fault them in);
 // once one is slow, the chunks' unmapped pages become small ones
 // (aligned_buffer.h says why).
 
@@ -36,6 +38,12 @@ class PackedWeightArena : public PackedWeightStore {
   // Every request of the op goes to Allocate (never *ready).
   std::unique_ptr<PackedWeightSource> SourceFor(int op_index) override;
 
+  // Maps and times the huge page where each array handed out since the
+  // last call starts, each page once, the pages shared among `pool`'s
+  // threads; then, if huge pages were found slow, advises small ones for
+  // what is not yet mapped.
+  void MapHandedOut(ThreadPool *pool) override;
+
   // Bytes handed out, and bytes of the chunks they came from.
   int64_t allocated_bytes() const { return allocated_bytes_; }
   int64_t reserved_bytes() const { return reserved_bytes_; }
@@ -43,12 +51,23 @@ class PackedWeightArena : public PackedWeightStore {
  private:
   class OpSource;
 
-  // Probes the huge page of `chunk` at `offset`; advises small pages for
-  // every chunk once huge ones are found slow.
-  void ProbeHugePage(AlignedBuffer *chunk, int64_t offset);
+  // A huge page to map before its array is written: chunks move within
+  // chunks_, their memory does not.
+  struct PendingPage {
+    const void *chunk_data;
+    int64_t page;  // huge pages into the chunk
+    bool operator<(const PendingPage &other) const;
+    bool operator==(const PendingPage &other) const;
+  };
+
+  // Notes the huge page of chunks_[chunk] holding byte `offset`.
+  void AddPendingPage(size_t chunk, int64_t offset);
+  // Advises small pages for every chunk once huge ones are found slow.
+  void FollowSlowHugePages();
 
   int64_t chunk_bytes_;
   std::vector<AlignedBuffer> chunks_;
+  std::vector<PendingPage> pending_pages_;
   int64_t used_in_last_ = 0;  // bytes of chunks_.back() handed out
   int64_t allocated_bytes_ = 0;
   int64_t reserved_bytes_ = 0;

@@ -49,6 +49,10 @@ class PackedWeightCache : public PackedWeightStore {
 
   // The source of the op at `op_index`: its requests are numbered in order.
   std::unique_ptr<PackedWeightSource> SourceFor(int op_index) override;
+  // Maps the memory of the arrays packed anew (PackedWeightArena).
+  void MapHandedOut(ThreadPool *pool) override {
+    packed_anew_.MapHandedOut(pool);
+  }
 
   // Arrays served from the file, and packed anew (into memory of this
   // cache's own) since Load.

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "mace/core/thread_pool.h"
+
 namespace mace {
 
 // Where an op puts the arrays it packs at load.
@@ -30,6 +32,11 @@ class PackedWeightStore {
 
   // The source of the op at `op_index` in the graph.
   virtual std::unique_ptr<PackedWeightSource> SourceFor(int op_index) = 0;
+
+  // Maps the fresh memory of the arrays handed out since the last call,
+  // before they are written, on `pool`'s threads (the caller's alone
+  // without a pool).
+  virtual void MapHandedOut(ThreadPool * /*pool*/) {}
 };
 
 }  // namespace mace

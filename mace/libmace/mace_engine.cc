@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -35,7 +36,8 @@ struct SharedArena {
   int64_t bytes = 0;
   uint64_t generation = 0;
 
-  MaceStatus Reserve(int64_t needed) {
+  // Maps the pages on `pool`'s threads (may be null).
+  MaceStatus Reserve(int64_t needed, ThreadPool *pool) {
     if (base != nullptr && needed <= bytes) return MaceStatus::MACE_SUCCESS;
     const int64_t size = std::max<int64_t>(needed, bytes);
     static_assert(AlignedBuffer::kAlignment % kArenaAlignment == 0,
@@ -50,7 +52,7 @@ struct SharedArena {
     }
     // Every page is written by the first run: mapping them in one call
     // costs a quarter less than faulting them in one by one.
-    storage.Prefault();
+    storage.Prefault(pool);
     base = static_cast<uint8_t *>(storage.data());
     bytes = size;
     ++generation;
@@ -220,6 +222,9 @@ class MaceEngine::Impl {
   MaceStatus CopyOutputs(std::map<std::string, MaceTensor> *outputs);
   MaceStatus CopyOutput(const std::string &name, MaceTensor *user);
   std::unique_ptr<PackedWeightCache> OpenPackedWeightCache(const NetDef &net);
+  void LogInitTimes(std::chrono::steady_clock::time_point start,
+                    std::chrono::steady_clock::time_point pool_ready,
+                    std::chrono::steady_clock::time_point net_ready) const;
   void SavePackedWeightCache();
 
   MaceEngineConfig config_;
@@ -258,9 +263,11 @@ MaceStatus MaceEngine::Impl::Init(NetDef net,
     owned_weights_.assign(weights, weights + weights_size);
     weights = owned_weights_.data();
   }
+  const auto start = std::chrono::steady_clock::now();
   thread_pool_ = std::make_unique<ThreadPool>(config_.num_threads(),
                                               config_.cpu_affinity_policy());
   MACE_RETURN_IF_ERROR(thread_pool_->Init());
+  const auto pool_ready = std::chrono::steady_clock::now();
   const OpRegistry &registry = OpRegistry::Global();
   auto factory = [&registry](const std::string &type) {
     return registry.Create(type);
@@ -285,9 +292,29 @@ MaceStatus MaceEngine::Impl::Init(NetDef net,
   }
   arena_ = tutor != nullptr ? tutor->impl_->arena_
                             : std::make_shared<SharedArena>();
-  MACE_RETURN_IF_ERROR(arena_->Reserve(net_.arena_bytes()));
+  const auto net_ready = std::chrono::steady_clock::now();
+  MACE_RETURN_IF_ERROR(arena_->Reserve(net_.arena_bytes(), thread_pool_.get()));
   initialized_ = true;
+  LogInitTimes(start, pool_ready, net_ready);
   return MaceStatus::MACE_SUCCESS;
+}
+
+void MaceEngine::Impl::LogInitTimes(
+    std::chrono::steady_clock::time_point start,
+    std::chrono::steady_clock::time_point pool_ready,
+    std::chrono::steady_clock::time_point net_ready) const {
+  if (logging::MinVLogLevel() < 1) return;
+  using Ms = std::chrono::duration<double, std::milli>;
+  const Net::InitTimes &net = net_.init_times();
+  VLOG(1) << "init ms: threads " << Ms(pool_ready - start).count()
+          << ", validate and tensors " << net.validate_micros / 1e3
+          << ", prepare " << net.prepare_micros / 1e3
+          << " (deferred packing " << net.packing_micros / 1e3 << ")"
+          << ", plan " << net.plan_micros / 1e3 << ", arena "
+          << Ms(std::chrono::steady_clock::now() - net_ready).count()
+          << " (" << net_.arena_bytes() << " bytes)"
+          << (AlignedBuffer::HugePagesFoundSlow() ? ", huge pages found slow"
+                                                  : "");
 }
 
 MaceStatus MaceEngine::Impl::InitFromFile(
@@ -295,8 +322,14 @@ MaceStatus MaceEngine::Impl::InitFromFile(
     const std::vector<std::string> &output_nodes,
     const std::string &weights_file, bool *model_data_unused,
     MaceEngine *tutor) {
+  const auto start = std::chrono::steady_clock::now();
   MACE_RETURN_IF_ERROR(mapped_weights_.Map(weights_file));
   packed_weights_ = OpenPackedWeightCache(net);
+  VLOG(1) << "init ms: weights file mapped "
+          << std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - start)
+                 .count()
+          << " (" << mapped_weights_.size() << " bytes)";
   bool unused = false;
   MACE_RETURN_IF_ERROR(WithContext(
       Init(std::move(net), input_nodes, output_nodes, mapped_weights_.data(),
@@ -460,7 +493,7 @@ MaceStatus MaceEngine::Impl::RunSteps(
     const std::map<std::string, MaceTensor> &inputs,
     std::map<std::string, MaceTensor> *outputs, RunMetadata *run_metadata) {
   MACE_RETURN_IF_ERROR(BindInputs(inputs));
-  MACE_RETURN_IF_ERROR(arena_->Reserve(net_.arena_bytes()));
+  MACE_RETURN_IF_ERROR(arena_->Reserve(net_.arena_bytes(), thread_pool_.get()));
   if (arena_->generation != bound_generation_) {
     net_.BindArena(arena_->base);
     bound_generation_ = arena_->generation;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <utility>
 
+#include "mace/core/thread_pool.h"
 #include "tests/common/memory_maps.h"
 
 namespace mace {
@@ -101,7 +102,49 @@ TEST(AlignedBufferTest, PrefaultOfAnyRangeKeepsContents) {
   }
 }
 
+// Prefault on a pool's threads maps the whole buffer, piece by piece,
+// without touching what was written, slow huge pages or not.
+TEST(AlignedBufferTest, PrefaultOnThreadsKeepsContents) {
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
+  ThreadPool pool(2, AFFINITY_NONE);
+  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
+  for (bool slow : {false, true}) {
+    for (size_t bytes : {size_t{100}, size_t{3} << 20, (size_t{9} << 20) + 5}) {
+      AlignedBuffer::SetHugePagesFoundSlowForTesting(false);
+      AlignedBuffer buffer;
+      ASSERT_TRUE(buffer.Allocate(bytes));
+      AlignedBuffer::SetHugePagesFoundSlowForTesting(slow);
+      auto *data = static_cast<unsigned char *>(buffer.data());
+      std::memset(data, 0x5a, bytes / 2);
+      buffer.Prefault(&pool);
+      buffer.Prefault(nullptr);
+      for (size_t i = 0; i < bytes / 2; ++i) {
+        ASSERT_EQ(data[i], 0x5a) << bytes << " byte " << i;
+      }
+      std::memset(data + bytes / 2, 0xa5, bytes - bytes / 2);
+      EXPECT_EQ(data[bytes - 1], 0xa5);
+    }
+  }
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
+}
+
 #if defined(__linux__)
+// Huge pages found slow while a buffer's pages are mapped on a pool's
+// threads: those not yet mapped come as small ones.
+TEST(AlignedBufferTest, HugePagesFoundSlowOnThreadsGiveSmallPages) {
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
+  ThreadPool pool(2, AFFINITY_NONE);
+  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(false);
+  AlignedBuffer buffer;
+  ASSERT_TRUE(buffer.Allocate(size_t{8} << 20));
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(true);
+  buffer.Prefault(&pool);
+  std::memset(buffer.data(), 1, buffer.size());
+  EXPECT_EQ(test::AnonHugePagesKb(buffer.data()), 0);
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
+}
+
 // Once this process has found fresh huge pages slow, later buffers are
 // mapped in small pages only, even where the system gives huge ones to
 // every mapping.

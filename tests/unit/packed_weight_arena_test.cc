@@ -1,6 +1,7 @@
 // PackedWeightArena: aligned, disjoint arrays that stay valid, chunks
-// shared by small arrays, large ones on their own, bad sizes refused, and
-// small pages for what is left once huge ones are found slow.
+// shared by small arrays, large ones on their own, bad sizes refused, their
+// memory mapped on a pool's threads without a byte changed, and small pages
+// for what is left once huge ones are found slow.
 
 #include "mace/core/packed_weight_arena.h"
 
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "mace/core/thread_pool.h"
 #include "tests/common/memory_maps.h"
 
 namespace mace {
@@ -107,7 +109,67 @@ TEST(PackedWeightArenaTest, SourcesHandOutFreshArraysNeverReady) {
                             {static_cast<unsigned char *>(z), 256}});
 }
 
+// MapHandedOut maps the arrays handed out since the last call, on a
+// pool's threads or the caller's, and changes no byte of them: an op may
+// have written its array already (packing done at once, not deferred).
+TEST(PackedWeightArenaTest, MapHandedOutKeepsWhatIsWritten) {
+  ThreadPool pool(2, AFFINITY_NONE);
+  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
+  for (ThreadPool *threads : {static_cast<ThreadPool *>(nullptr), &pool}) {
+    PackedWeightArena arena(int64_t{6} << 20);
+    std::vector<Span> spans;
+    // Several arrays in each huge page, one across pages, one of its own.
+    for (int64_t bytes : {int64_t{700} << 10, int64_t{700} << 10,
+                          int64_t{3} << 20, int64_t{900} << 10,
+                          int64_t{9} << 20, int64_t{100}}) {
+      spans.push_back(
+          Span{static_cast<unsigned char *>(arena.Allocate(bytes)), bytes});
+    }
+    std::memset(spans[0].data, 0x11, spans[0].bytes);  // written at once
+    arena.MapHandedOut(threads);
+    for (size_t i = 1; i < spans.size(); ++i) {
+      std::memset(spans[i].data, static_cast<int>(i), spans[i].bytes);
+    }
+    arena.MapHandedOut(threads);  // nothing new: nothing to do
+    spans.push_back(
+        Span{static_cast<unsigned char *>(arena.Allocate(5000)), 5000});
+    std::memset(spans.back().data, 0x77, 5000);
+    arena.MapHandedOut(threads);
+    ExpectAlignedAndDisjoint(spans);
+    for (size_t i = 0; i < spans.size(); ++i) {
+      const unsigned char expected =
+          i == 0 ? 0x11 : i + 1 == spans.size() ? 0x77 : i;
+      for (int64_t b = 0; b < spans[i].bytes; ++b) {
+        ASSERT_EQ(spans[i].data[b], expected)
+            << "array " << i << " byte " << b
+            << (threads != nullptr ? " (pool)" : " (caller)");
+      }
+    }
+  }
+}
+
 #if defined(__linux__)
+// Huge pages found slow before the arrays are mapped leave them all to
+// small pages, on a pool's threads as on the caller's.
+TEST(PackedWeightArenaTest, HugePagesFoundSlowBeforeMappingGiveSmallPages) {
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
+  ThreadPool pool(2, AFFINITY_NONE);
+  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
+  for (ThreadPool *threads : {static_cast<ThreadPool *>(nullptr), &pool}) {
+    AlignedBuffer::SetHugePagesFoundSlowForTesting(false);
+    PackedWeightArena arena(int64_t{8} << 20);
+    auto *a = static_cast<unsigned char *>(arena.Allocate(int64_t{3} << 20));
+    auto *b = static_cast<unsigned char *>(arena.Allocate(int64_t{12} << 20));
+    AlignedBuffer::SetHugePagesFoundSlowForTesting(true);
+    arena.MapHandedOut(threads);
+    std::memset(a, 1, int64_t{3} << 20);
+    std::memset(b, 2, int64_t{12} << 20);
+    EXPECT_EQ(test::AnonHugePagesKb(a), 0);
+    EXPECT_EQ(test::AnonHugePagesKb(b), 0);
+  }
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
+}
+
 // Once huge pages are found slow, every chunk's pages not yet mapped come
 // as small ones: at most the huge page probed where each array starts
 // stays huge, in the chunks cut before as in the new one.
