@@ -51,7 +51,10 @@ bool SetSgemmIsaForTesting(SgemmIsa isa);
 
 // B laid out for one micro-kernel: ceil(n / nr) panels, panel p holding
 // columns [p * nr, p * nr + nr) as k rows of nr contiguous floats (columns
-// past n are zero), panels one after another.
+// past n are zero), panels one after another. Whatever packs a panel
+// writes all of it, pad columns included, so that laying out a matrix
+// writes none of its fresh memory (a load maps that on all its threads
+// first, packed_weight_source.h).
 struct PackedMatrixB {
   int64_t k = 0;
   int64_t n = 0;
@@ -82,11 +85,15 @@ bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k,
            PackedMatrixB *packed);
 
 // Sizes `packed` for a k x n matrix in the layout of `isa`, in storage of
-// its own, with the pad columns past n zeroed and every other element left
-// for the caller to write at packed->Offset(row, col): for callers that
-// compute B while packing it (Winograd's filter transform). False when out
-// of memory.
+// its own, every element left for the caller to write: PackBInto, or, for
+// callers that compute B while packing it (Winograd's filter transform),
+// each element at packed->Offset(row, col) and the pad columns past n by
+// ZeroPadColumns. False when out of memory.
 bool AllocatePackedB(int64_t k, int64_t n, SgemmIsa isa, PackedMatrixB *packed);
+
+// Zeroes the pad columns past n (in the last panel), for callers that
+// write the other elements one by one.
+void ZeroPadColumns(PackedMatrixB *packed);
 
 // Floats a k x n matrix takes packed for `isa`.
 int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa);

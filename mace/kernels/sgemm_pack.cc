@@ -20,6 +20,13 @@ void PackPanelRows(const float *b, int64_t k, int64_t n, int64_t cols,
   }
 }
 
+// Zeroes columns [cols, nr) of the k rows of `panel`.
+void ZeroPanelColumns(int64_t k, int64_t cols, int64_t nr, float *panel) {
+  for (int64_t row = 0; row < k; ++row) {
+    std::fill(panel + row * nr + cols, panel + (row + 1) * nr, 0.0f);
+  }
+}
+
 // Lays `packed` over `values` without writing them.
 void LayPackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
                 PackedMatrixB *packed) {
@@ -47,6 +54,7 @@ void PackPanels(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
     } else {
       PackPanelRows(b + col0, k, n, cols, nr, panel);
     }
+    if (cols < nr) ZeroPanelColumns(k, cols, nr, panel);
   }
 }
 
@@ -65,14 +73,16 @@ int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa) {
 void PlacePackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
                   PackedMatrixB *packed) {
   LayPackedB(k, n, isa, values, packed);
+}
+
+void ZeroPadColumns(PackedMatrixB *packed) {
+  if (packed->empty()) return;
   const int64_t nr = packed->nr;
-  const int64_t panels = (n + nr - 1) / nr;
-  const int64_t last_cols = n - (panels - 1) * nr;
-  if (packed->values != nullptr && last_cols < nr) {
-    float *last = values + (panels - 1) * k * nr;
-    for (int64_t row = 0; row < k; ++row) {
-      std::fill(last + row * nr + last_cols, last + (row + 1) * nr, 0.0f);
-    }
+  const int64_t panels = PanelCount(*packed);
+  const int64_t last_cols = packed->n - (panels - 1) * nr;
+  if (last_cols < nr) {
+    ZeroPanelColumns(packed->k, last_cols, nr,
+                     packed->values + (panels - 1) * packed->k * nr);
   }
 }
 

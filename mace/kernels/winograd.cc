@@ -242,6 +242,9 @@ void WinogradConv::TransformPanels(const float *filter, int64_t begin,
   TransformFilter(*transforms_, filter, geo_.in_c,
                   geo_.kernel_h * geo_.kernel_w, begin * nr,
                   std::min(end * nr, geo_.out_c), &packed_);
+  if (end * nr >= geo_.out_c) {
+    for (PackedMatrixB &u : packed_) ZeroPadColumns(&u);
+  }
 }
 
 int64_t WinogradConv::ScratchBytes() const {

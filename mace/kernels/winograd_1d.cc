@@ -191,6 +191,9 @@ void Winograd1dConv::TransformPanels(const float *filter, int64_t begin,
       }
     }
   }
+  if (end * nr >= geo_.out_c) {
+    for (PackedMatrixB &u : packed_) ZeroPadColumns(&u);
+  }
 }
 
 int64_t Winograd1dConv::SlotFloats() const {

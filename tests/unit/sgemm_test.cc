@@ -163,6 +163,40 @@ TEST(SgemmTest, StridedOperandsLeaveOtherValuesAlone) {
   }
 }
 
+// Laying a matrix over memory writes none of it (a load maps that memory
+// on all its threads first); packing writes every panel whole, its pad
+// columns zero, and ZeroPadColumns zeroes them for element-wise writers.
+TEST(SgemmTest, PackingWritesPadColumnsOverDirtyMemory) {
+  std::mt19937 rng(11);
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    for (int64_t n : {int64_t{1}, int64_t{16}, int64_t{45}, int64_t{70}}) {
+      const int64_t k = 13;
+      const Problem p = MakeProblem(1, n, k, &rng);
+      std::vector<float> memory(PackedBSize(k, n, isa), NAN);
+      PackedMatrixB packed;
+      PlacePackedB(k, n, isa, memory.data(), &packed);
+      for (float value : memory) ASSERT_TRUE(std::isnan(value));
+      PackBInto(p.b_kn.data(), false, &packed, nullptr);
+      for (int64_t col = 0; col < (n + packed.nr - 1) / packed.nr * packed.nr;
+           ++col) {
+        for (int64_t row = 0; row < k; ++row) {
+          const float value = memory[packed.Offset(row, col)];
+          ASSERT_EQ(value, col < n ? p.b_kn[row * n + col] : 0.0f)
+              << SgemmIsaName(isa) << " n " << n << " (" << row << ", "
+              << col << ")";
+        }
+      }
+      std::fill(memory.begin(), memory.end(), NAN);
+      ZeroPadColumns(&packed);
+      for (int64_t col = 0; col < (n + packed.nr - 1) / packed.nr * packed.nr;
+           ++col) {
+        ASSERT_EQ(std::isnan(memory[packed.Offset(0, col)]), col < n)
+            << SgemmIsaName(isa) << " n " << n << " col " << col;
+      }
+    }
+  }
+}
+
 // A given in `runs` runs of run_k values, some of them null (zeros): every
 // run pattern, with a bias, an addend and a clamp, on n columns (45: full,
 // half-width and edge panels).
