@@ -139,7 +139,6 @@ class ThreadPool::Impl {
   int num_threads() const { return num_threads_; }
   const std::vector<int> &cpu_ids() const { return cpu_ids_; }
   void Rest() { resting_.store(true); }
-  void Prewake();
   int SleepingWorkers() const;
 
  private:
@@ -351,20 +350,6 @@ void ThreadPool::Impl::WakeParticipants(int participants) {
   }
 }
 
-// A task of no participants: every worker sees the task word change,
-// wakes if asleep, runs nothing and spins for the next.
-void ThreadPool::Impl::Prewake() {
-  if (active_workers_ == 0 ||
-      busy_.exchange(true, std::memory_order_acquire)) {
-    return;
-  }
-  resting_.store(false, std::memory_order_relaxed);
-  ++generation_;
-  task_.store(generation_ << kParticipantBits);
-  WakeParticipants(active_workers_);
-  busy_.store(false, std::memory_order_release);
-}
-
 void ThreadPool::Impl::RunChunk(int64_t chunk) {
   const int64_t lo = begin_ + chunk * chunk_;
   (*fn_)(lo, lo + std::min(chunk_, end_ - lo));
@@ -497,8 +482,6 @@ MaceStatus ThreadPool::Init() { return impl_->Init(); }
 int ThreadPool::num_threads() const { return impl_->num_threads(); }
 
 void ThreadPool::Rest() { impl_->Rest(); }
-
-void ThreadPool::Prewake() { impl_->Prewake(); }
 
 int ThreadPool::SleepingWorkers() const { return impl_->SleepingWorkers(); }
 

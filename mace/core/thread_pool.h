@@ -60,12 +60,6 @@ class ThreadPool {
   // ParallelFor wakes them as usual.
   void Rest();
 
-  // Says that loops follow soon (the start of a Run): sleeping workers are
-  // woken now and spin for their bounded time, so that the first loop,
-  // after the serial work before it, does not wait for them to wake.
-  // Nothing when a loop is running.
-  void Prewake();
-
   // Workers asleep now, as opposed to spinning or running a loop: a
   // diagnostic.
   int SleepingWorkers() const;

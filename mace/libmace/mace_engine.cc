@@ -483,9 +483,6 @@ MaceStatus MaceEngine::Impl::Run(
     std::map<std::string, MaceTensor> *outputs, RunMetadata *run_metadata) {
   if (!initialized_) return InvalidArgs("the engine is not initialized");
   if (outputs == nullptr) return InvalidArgs("outputs must not be null");
-  // The workers slept since the last Run: they wake while the inputs are
-  // bound and the first, serial ops run.
-  thread_pool_->Prewake();
   MaceStatus status = RunSteps(inputs, outputs, run_metadata);
   // Nothing follows soon: the workers sleep now rather than spin.
   thread_pool_->Rest();

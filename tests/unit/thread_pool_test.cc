@@ -392,59 +392,6 @@ TEST(ThreadPoolTest, RestSendsWaitingWorkersToSleepAtOnce) {
   for (const auto &count : runs) ASSERT_EQ(count.load(), kRounds);
 }
 
-// The start of a Run. Prewake wakes sleeping workers without a loop: with
-// a minute's spin they stay awake until Rest, then sleep; loops before and
-// after, and prewakes in a row, run every chunk once.
-TEST(ThreadPoolTest, PrewakeWakesSleepingWorkersUntilRest) {
-  ThreadPool pool(4, AFFINITY_NONE, std::chrono::minutes(1));
-  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
-  std::vector<std::atomic<int>> runs(4000);
-  constexpr int kRounds = 3;
-  for (int round = 0; round < kRounds; ++round) {
-    pool.Rest();
-    ASSERT_TRUE(WaitUntilSleeping(pool, 3, std::chrono::seconds(20)))
-        << "round " << round;
-    pool.Prewake();
-    pool.Prewake();
-    EXPECT_TRUE(WaitUntilSleeping(pool, 0, std::chrono::seconds(20)))
-        << "round " << round << ": " << pool.SleepingWorkers()
-        << " of 3 workers still asleep after Prewake";
-    pool.ParallelFor(0, 4000, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) runs[i].fetch_add(1);
-    });
-  }
-  pool.Rest();
-  EXPECT_TRUE(WaitUntilSleeping(pool, 3, std::chrono::seconds(20)))
-      << pool.SleepingWorkers() << " of 3 workers asleep after Rest";
-  for (const auto &count : runs) ASSERT_EQ(count.load(), kRounds);
-  ThreadPool single(1, AFFINITY_NONE);
-  ASSERT_EQ(single.Init(), MaceStatus::MACE_SUCCESS);
-  single.Prewake();  // no workers: nothing to do
-  EXPECT_EQ(single.SleepingWorkers(), 0);
-}
-
-// Prewakes from another thread while loops run leave every loop whole.
-TEST(ThreadPoolTest, PrewakeDuringLoopsChangesNoResult) {
-  auto pool = StartPool(3, AFFINITY_NONE);
-  std::atomic<bool> done{false};
-  std::thread waker([&] {
-    while (!done.load()) {
-      pool->Prewake();
-      std::this_thread::yield();
-    }
-  });
-  std::vector<int> data(257, 0);
-  for (int loop = 0; loop < 300; ++loop) {
-    if (loop % 7 == 0) pool->Rest();
-    pool->ParallelFor(0, 257, 3, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) ++data[i];
-    });
-  }
-  done.store(true);
-  waker.join();
-  for (int value : data) ASSERT_EQ(value, 300);
-}
-
 TEST(ThreadPoolTest, NestedCallRunsInline) {
   auto pool = StartPool(3, AFFINITY_NONE);
   std::vector<std::atomic<int>> visits(40 * 40);
