@@ -118,6 +118,7 @@ void PackedWeightArena::MapHandedOut(ThreadPool *pool) {
       if (chunk.data() == pending.chunk_data) {
         pages.emplace_back(&chunk,
                            static_cast<size_t>(pending.page * kHugePageBytes));
+        break;
       }
     }
   }

@@ -199,7 +199,7 @@ void Winograd1dConv::TransformPanels(const float *filter, int64_t begin,
 int64_t Winograd1dConv::SlotFloats() const {
   const int64_t rows = blocks_.max_rows();
   return tile_t_ * (WinogradElementStride(rows * geo_.in_c) +
-               WinogradElementStride(rows * geo_.out_c)) +
+                    WinogradElementStride(rows * geo_.out_c)) +
          geo_.in_c;
 }
 

@@ -293,7 +293,8 @@ MaceStatus MaceEngine::Impl::Init(NetDef net,
   arena_ = tutor != nullptr ? tutor->impl_->arena_
                             : std::make_shared<SharedArena>();
   const auto net_ready = std::chrono::steady_clock::now();
-  MACE_RETURN_IF_ERROR(arena_->Reserve(net_.arena_bytes(), thread_pool_.get()));
+  MACE_RETURN_IF_ERROR(
+      arena_->Reserve(net_.arena_bytes(), thread_pool_.get()));
   initialized_ = true;
   LogInitTimes(start, pool_ready, net_ready);
   return MaceStatus::MACE_SUCCESS;
@@ -325,7 +326,7 @@ MaceStatus MaceEngine::Impl::InitFromFile(
   const auto start = std::chrono::steady_clock::now();
   MACE_RETURN_IF_ERROR(mapped_weights_.Map(weights_file));
   packed_weights_ = OpenPackedWeightCache(net);
-  VLOG(1) << "init ms: weights file mapped "
+  VLOG(1) << "init ms: weights file and packed weight cache mapped "
           << std::chrono::duration<double, std::milli>(
                  std::chrono::steady_clock::now() - start)
                  .count()
@@ -493,7 +494,8 @@ MaceStatus MaceEngine::Impl::RunSteps(
     const std::map<std::string, MaceTensor> &inputs,
     std::map<std::string, MaceTensor> *outputs, RunMetadata *run_metadata) {
   MACE_RETURN_IF_ERROR(BindInputs(inputs));
-  MACE_RETURN_IF_ERROR(arena_->Reserve(net_.arena_bytes(), thread_pool_.get()));
+  MACE_RETURN_IF_ERROR(
+      arena_->Reserve(net_.arena_bytes(), thread_pool_.get()));
   if (arena_->generation != bound_generation_) {
     net_.BindArena(arena_->base);
     bound_generation_ = arena_->generation;
