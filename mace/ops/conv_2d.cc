@@ -49,7 +49,7 @@ class Conv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
     MACE_RETURN_IF_ERROR(ReadGroup(*context, &dims_.groups));
-    MACE_RETURN_IF_ERROR(ReadDims(*context));
+    MACE_RETURN_IF_ERROR(ReadGroupedConvDims(*context, &dims_));
     if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
@@ -153,32 +153,6 @@ class Conv2dOp : public Operation {
   }
 
  private:
-  // Input and filter sizes, checked against each other and the group.
-  MaceStatus ReadDims(const OpContext &context) {
-    const Tensor &input = context.input(0);
-    const Tensor &filter = context.input(1);
-    dims_.batch = input.dim(0);
-    dims_.in_h = input.dim(1);
-    dims_.in_w = input.dim(2);
-    dims_.in_c = input.dim(3);
-    dims_.out_c = filter.dim(0);
-    dims_.kernel_h = filter.dim(1);
-    dims_.kernel_w = filter.dim(2);
-    const int64_t group = dims_.groups;
-    if (dims_.in_c % group != 0 || dims_.out_c % group != 0) {
-      return context.InvalidArgs(
-          "argument 'group' = ", group, " must divide the input channels (",
-          dims_.in_c, ") and output channels (", dims_.out_c, ")");
-    }
-    if (filter.dim(3) != dims_.in_c / group) {
-      return context.InvalidArgs(
-          "filter '", filter.name(), "' has shape ",
-          ShapeToString(filter.shape()), " (OHWI), its last dim must be ",
-          "input channels / group = ", dims_.in_c / group);
-    }
-    return MaceStatus::MACE_SUCCESS;
-  }
-
   static MaceStatus ReadFusedAdd(const OpContext &context, bool *fused_add) {
     int value = 0;
     MACE_RETURN_IF_ERROR(context.args().GetInt("fused_add", 0, &value));

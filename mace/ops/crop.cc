@@ -15,7 +15,7 @@
 namespace mace {
 namespace {
 
-class CropOp : public Operation {
+class CropOp : public StridedViewOp {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(context->ExpectInputCount(2, 2));
@@ -45,9 +45,9 @@ class CropOp : public Operation {
                                   " (one per dim from axis ", axis, " on)");
     }
     const std::vector<int64_t> strides = RowMajorStrides(input.shape());
-    view_.dims = input.shape();
-    view_.steps = strides;
-    view_.base = 0;
+    view().dims = input.shape();
+    view().steps = strides;
+    view().base = 0;
     for (int i = axis; i < rank; ++i) {
       const int64_t offset =
           offsets.empty() ? 0 : offsets[offsets.size() == 1 ? 0 : i - axis];
@@ -58,19 +58,11 @@ class CropOp : public Operation {
             " (from reference) is out of range of input shape ",
             ShapeToString(input.shape()));
       }
-      view_.dims[i] = size;
-      view_.base += offset * strides[i];
+      view().dims[i] = size;
+      view().base += offset * strides[i];
     }
-    return SetOutput(context, input.dtype(), view_.dims);
+    return SetOutput(context, input.dtype(), view().dims);
   }
-
-  MaceStatus Run(OpContext *context) override {
-    StridedCopyOp(view_, context);
-    return MaceStatus::MACE_SUCCESS;
-  }
-
- private:
-  StridedView view_;
 };
 
 }  // namespace

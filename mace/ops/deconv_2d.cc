@@ -50,8 +50,12 @@ class DeconvOp : public Operation {
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
     MACE_RETURN_IF_ERROR(ClassifyInputs(*context));
-    MACE_RETURN_IF_ERROR(depthwise_ ? ReadDepthwiseDims(*context)
-                                    : ReadGroupedDims(*context));
+    if (depthwise_) {
+      MACE_RETURN_IF_ERROR(ReadDepthwiseConvDims(*context, &dims_));
+    } else {
+      MACE_RETURN_IF_ERROR(ReadGroup(*context, &dims_.groups));
+      MACE_RETURN_IF_ERROR(ReadGroupedConvDims(*context, &dims_));
+    }
     if (bias_index_ >= 0) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, bias_index_, dims_.out_c));
     }
@@ -159,61 +163,6 @@ class DeconvOp : public Operation {
     if (prelu && bias_index_ < 0) {
       return context.InvalidArgs(
           "a fused PRELU needs a bias, then its slope, as the last inputs");
-    }
-    return MaceStatus::MACE_SUCCESS;
-  }
-
-  void ReadInputDims(const OpContext &context) {
-    const Tensor &input = context.input(0);
-    dims_.batch = input.dim(0);
-    dims_.in_h = input.dim(1);
-    dims_.in_w = input.dim(2);
-    dims_.in_c = input.dim(3);
-  }
-
-  MaceStatus ReadGroupedDims(const OpContext &context) {
-    ReadInputDims(context);
-    MACE_RETURN_IF_ERROR(ReadGroup(context, &dims_.groups));
-    const Tensor &filter = context.input(1);
-    dims_.out_c = filter.dim(0);
-    dims_.kernel_h = filter.dim(1);
-    dims_.kernel_w = filter.dim(2);
-    const int64_t group = dims_.groups;
-    if (dims_.in_c % group != 0 || dims_.out_c % group != 0) {
-      return context.InvalidArgs(
-          "argument 'group' = ", group, " must divide the input channels (",
-          dims_.in_c, ") and output channels (", dims_.out_c, ")");
-    }
-    if (filter.dim(3) != dims_.in_c / group) {
-      return context.InvalidArgs(
-          "filter '", filter.name(), "' has shape ",
-          ShapeToString(filter.shape()), " ([Cout, Kh, Kw, Cin / group]), ",
-          "its last dim must be input channels / group = ", dims_.in_c / group);
-    }
-    return MaceStatus::MACE_SUCCESS;
-  }
-
-  MaceStatus ReadDepthwiseDims(const OpContext &context) {
-    ReadInputDims(context);
-    const Tensor &filter = context.input(1);
-    dims_.kernel_h = filter.dim(0);
-    dims_.kernel_w = filter.dim(1);
-    if (filter.dim(2) != dims_.in_c) {
-      return context.InvalidArgs(
-          "filter '", filter.name(), "' has shape ",
-          ShapeToString(filter.shape()),
-          " ([Kh, Kw, C, multiplier]), its third dim must be the input ",
-          "channels ", dims_.in_c);
-    }
-    dims_.out_c = dims_.in_c * filter.dim(3);
-    if (context.args().Has("group")) {
-      int64_t group = 0;
-      MACE_RETURN_IF_ERROR(ReadGroup(context, &group));
-      if (group != dims_.in_c) {
-        return context.InvalidArgs("argument 'group' = ", group,
-                                   " must equal the input channels ",
-                                   dims_.in_c);
-      }
     }
     return MaceStatus::MACE_SUCCESS;
   }

@@ -45,7 +45,7 @@ MaceStatus ParseBlock(const OpContext &context, int64_t *block, bool *crd) {
   return MaceStatus::MACE_SUCCESS;
 }
 
-class DepthToSpaceOp : public Operation {
+class DepthToSpaceOp : public StridedViewOp {
  public:
   MaceStatus Prepare(OpContext *context) override {
     int64_t b = 0;
@@ -59,23 +59,15 @@ class DepthToSpaceOp : public Operation {
           "input channels ", c, " are not divisible by block_size^2 = ", b * b);
     }
     const int64_t depth = c / (b * b);
-    view_.dims = {n, h, b, w, b, depth};
-    view_.steps = {h * w * c, w * c,           crd ? b : b * depth,
-                   c,         crd ? 1 : depth, crd ? b * b : 1};
-    view_.base = 0;
+    view().dims = {n, h, b, w, b, depth};
+    view().steps = {h * w * c, w * c,           crd ? b : b * depth,
+                    c,         crd ? 1 : depth, crd ? b * b : 1};
+    view().base = 0;
     return SetOutput(context, input.dtype(), {n, h * b, w * b, depth});
   }
-
-  MaceStatus Run(OpContext *context) override {
-    StridedCopyOp(view_, context);
-    return MaceStatus::MACE_SUCCESS;
-  }
-
- private:
-  StridedView view_;
 };
 
-class SpaceToDepthOp : public Operation {
+class SpaceToDepthOp : public StridedViewOp {
  public:
   MaceStatus Prepare(OpContext *context) override {
     int64_t b = 0;
@@ -93,19 +85,11 @@ class SpaceToDepthOp : public Operation {
       return context->InvalidArgs("input height ", h, " and width ", w,
                                   " must be divisible by block_size ", b);
     }
-    view_.dims = {n, h / b, w / b, b, b, c};
-    view_.steps = {h * w * c, b * w * c, b * c, w * c, c, 1};
-    view_.base = 0;
+    view().dims = {n, h / b, w / b, b, b, c};
+    view().steps = {h * w * c, b * w * c, b * c, w * c, c, 1};
+    view().base = 0;
     return SetOutput(context, input.dtype(), {n, h / b, w / b, c * b * b});
   }
-
-  MaceStatus Run(OpContext *context) override {
-    StridedCopyOp(view_, context);
-    return MaceStatus::MACE_SUCCESS;
-  }
-
- private:
-  StridedView view_;
 };
 
 }  // namespace

@@ -31,7 +31,7 @@ class DepthwiseConv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
-    MACE_RETURN_IF_ERROR(ReadDims(*context));
+    MACE_RETURN_IF_ERROR(ReadDepthwiseConvDims(*context, &dims_));
     if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));
     }
@@ -63,35 +63,6 @@ class DepthwiseConv2dOp : public Operation {
   }
 
  private:
-  MaceStatus ReadDims(const OpContext &context) {
-    const Tensor &input = context.input(0);
-    const Tensor &filter = context.input(1);
-    dims_.batch = input.dim(0);
-    dims_.in_h = input.dim(1);
-    dims_.in_w = input.dim(2);
-    dims_.in_c = input.dim(3);
-    dims_.kernel_h = filter.dim(0);
-    dims_.kernel_w = filter.dim(1);
-    if (filter.dim(2) != dims_.in_c) {
-      return context.InvalidArgs(
-          "filter '", filter.name(), "' has shape ",
-          ShapeToString(filter.shape()),
-          " ([Kh, Kw, C, multiplier]), its third dim must be the input ",
-          "channels ", dims_.in_c);
-    }
-    dims_.out_c = dims_.in_c * filter.dim(3);
-    if (context.args().Has("group")) {
-      int64_t group = 0;
-      MACE_RETURN_IF_ERROR(ReadGroup(context, &group));
-      if (group != dims_.in_c) {
-        return context.InvalidArgs("argument 'group' = ", group,
-                                   " must equal the input channels ",
-                                   dims_.in_c);
-      }
-    }
-    return MaceStatus::MACE_SUCCESS;
-  }
-
   // Whether the direct kernel takes this shape; fills shape_ when it does.
   MaceStatus PrepareKernel(const OpContext &context) {
     use_kernel_ = false;

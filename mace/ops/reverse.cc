@@ -11,7 +11,7 @@
 namespace mace {
 namespace {
 
-class ReverseOp : public Operation {
+class ReverseOp : public StridedViewOp {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(context->ExpectInputCount(1, 2));
@@ -26,9 +26,9 @@ class ReverseOp : public Operation {
     }
     const Tensor &input = context->input(0);
     const int rank = input.rank();
-    view_.dims = input.shape();
-    view_.steps = RowMajorStrides(input.shape());
-    view_.base = 0;
+    view().dims = input.shape();
+    view().steps = RowMajorStrides(input.shape());
+    view().base = 0;
     std::vector<bool> flipped(rank, false);
     for (int64_t a : axes) {
       int axis = 0;
@@ -39,21 +39,13 @@ class ReverseOp : public Operation {
       }
       flipped[axis] = true;
       // Start at the last index and walk backwards.
-      if (view_.dims[axis] > 0) {
-        view_.base += (view_.dims[axis] - 1) * view_.steps[axis];
+      if (view().dims[axis] > 0) {
+        view().base += (view().dims[axis] - 1) * view().steps[axis];
       }
-      view_.steps[axis] = -view_.steps[axis];
+      view().steps[axis] = -view().steps[axis];
     }
     return SetOutput(context, input.dtype(), input.shape());
   }
-
-  MaceStatus Run(OpContext *context) override {
-    StridedCopyOp(view_, context);
-    return MaceStatus::MACE_SUCCESS;
-  }
-
- private:
-  StridedView view_;
 };
 
 }  // namespace

@@ -10,7 +10,7 @@
 namespace mace {
 namespace {
 
-class TransposeOp : public Operation {
+class TransposeOp : public StridedViewOp {
  public:
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(context->ExpectInputCount(1, 1));
@@ -31,28 +31,20 @@ class TransposeOp : public Operation {
     }
     const std::vector<int64_t> strides = RowMajorStrides(input.shape());
     std::vector<bool> used(rank, false);
-    view_.dims.clear();
-    view_.steps.clear();
-    view_.base = 0;
+    view().dims.clear();
+    view().steps.clear();
+    view().base = 0;
     for (int64_t p : perm) {
       if (p < 0 || p >= rank || used[p]) {
         return context->InvalidArgs("argument 'dims' ", ShapeToString(perm),
                                     " is not a permutation of 0..", rank - 1);
       }
       used[p] = true;
-      view_.dims.push_back(input.dim(static_cast<int>(p)));
-      view_.steps.push_back(strides[p]);
+      view().dims.push_back(input.dim(static_cast<int>(p)));
+      view().steps.push_back(strides[p]);
     }
-    return SetOutput(context, input.dtype(), view_.dims);
+    return SetOutput(context, input.dtype(), view().dims);
   }
-
-  MaceStatus Run(OpContext *context) override {
-    StridedCopyOp(view_, context);
-    return MaceStatus::MACE_SUCCESS;
-  }
-
- private:
-  StridedView view_;
 };
 
 }  // namespace

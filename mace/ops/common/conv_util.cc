@@ -135,13 +135,71 @@ MaceStatus CheckBias(const OpContext &context, int index, int64_t channels) {
   return MaceStatus::MACE_SUCCESS;
 }
 
-void GroupedConvByTaps(const ConvDims &d, const AxisTaps &rows,
-                       const AxisTaps &cols, const float *x, const float *w,
-                       const float *bias, const Activation &act, float *y,
-                       ThreadPool *pool, const PReluSlope &slope) {
-  const int64_t in_per_group = d.in_c / d.groups;
-  const int64_t out_per_group = d.out_c / d.groups;
-  const int64_t w_oc_stride = d.kernel_h * d.kernel_w * in_per_group;
+void ReadInputDims(const OpContext &context, ConvDims *dims) {
+  const Tensor &input = context.input(0);
+  dims->batch = input.dim(0);
+  dims->in_h = input.dim(1);
+  dims->in_w = input.dim(2);
+  dims->in_c = input.dim(3);
+}
+
+MaceStatus ReadGroupedConvDims(const OpContext &context, ConvDims *dims) {
+  ReadInputDims(context, dims);
+  const Tensor &filter = context.input(1);
+  dims->out_c = filter.dim(0);
+  dims->kernel_h = filter.dim(1);
+  dims->kernel_w = filter.dim(2);
+  const int64_t group = dims->groups;
+  if (dims->in_c % group != 0 || dims->out_c % group != 0) {
+    return context.InvalidArgs("argument 'group' = ", group,
+                               " must divide the input channels (", dims->in_c,
+                               ") and output channels (", dims->out_c, ")");
+  }
+  if (filter.dim(3) != dims->in_c / group) {
+    return context.InvalidArgs(
+        "filter '", filter.name(), "' has shape ",
+        ShapeToString(filter.shape()), " ([Cout, Kh, Kw, Cin / group]), ",
+        "its last dim must be input channels / group = ", dims->in_c / group);
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus ReadDepthwiseConvDims(const OpContext &context, ConvDims *dims) {
+  ReadInputDims(context, dims);
+  const Tensor &filter = context.input(1);
+  dims->kernel_h = filter.dim(0);
+  dims->kernel_w = filter.dim(1);
+  if (filter.dim(2) != dims->in_c) {
+    return context.InvalidArgs(
+        "filter '", filter.name(), "' has shape ",
+        ShapeToString(filter.shape()),
+        " ([Kh, Kw, C, multiplier]), its third dim must be the input ",
+        "channels ", dims->in_c);
+  }
+  dims->out_c = dims->in_c * filter.dim(3);
+  if (context.args().Has("group")) {
+    int64_t group = 0;
+    MACE_RETURN_IF_ERROR(ReadGroup(context, &group));
+    if (group != dims->in_c) {
+      return context.InvalidArgs("argument 'group' = ", group,
+                                 " must equal the input channels ", dims->in_c);
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+namespace {
+
+// The walk both reference convolutions share: for every output pixel of
+// every image (rows shared among the threads), y_px = bias, then
+// add_tap(x_px, tap, y_px) for each (row tap, column tap) pair, x_px the
+// input pixel it reads and tap its kernel position kh * kernel_w + kw,
+// then the activation.
+template <typename AddTap>
+void ConvByTaps(const ConvDims &d, const AxisTaps &rows, const AxisTaps &cols,
+                const float *x, const float *bias, const Activation &act,
+                const PReluSlope &slope, float *y, ThreadPool *pool,
+                const AddTap &add_tap) {
   // One task = one output row of one image; each writes only its own row.
   pool->ParallelFor(0, d.batch * d.out_h, 1, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
@@ -155,23 +213,8 @@ void GroupedConvByTaps(const ConvDims &d, const AxisTaps &rows,
         }
         for (int64_t r = rows.begin[oh]; r < rows.begin[oh + 1]; ++r) {
           for (int64_t c = cols.begin[ow]; c < cols.begin[ow + 1]; ++c) {
-            const float *x_px =
-                x_n + (rows.input[r] * d.in_w + cols.input[c]) * d.in_c;
-            const float *w_tap =
-                w +
-                (rows.kernel[r] * d.kernel_w + cols.kernel[c]) * in_per_group;
-            for (int64_t g = 0; g < d.groups; ++g) {
-              const float *x_g = x_px + g * in_per_group;
-              const int64_t oc_end = (g + 1) * out_per_group;
-              for (int64_t oc = g * out_per_group; oc < oc_end; ++oc) {
-                const float *w_oc = w_tap + oc * w_oc_stride;
-                float acc = 0.0f;
-                for (int64_t ic = 0; ic < in_per_group; ++ic) {
-                  acc += x_g[ic] * w_oc[ic];
-                }
-                y_px[oc] += acc;
-              }
-            }
+            add_tap(x_n + (rows.input[r] * d.in_w + cols.input[c]) * d.in_c,
+                    rows.kernel[r] * d.kernel_w + cols.kernel[c], y_px);
           }
         }
         ActivateInPlaceWithSlope(act, slope, d.out_c, y_px, d.out_c);
@@ -180,41 +223,50 @@ void GroupedConvByTaps(const ConvDims &d, const AxisTaps &rows,
   });
 }
 
+}  // namespace
+
+void GroupedConvByTaps(const ConvDims &d, const AxisTaps &rows,
+                       const AxisTaps &cols, const float *x, const float *w,
+                       const float *bias, const Activation &act, float *y,
+                       ThreadPool *pool, const PReluSlope &slope) {
+  const int64_t in_per_group = d.in_c / d.groups;
+  const int64_t out_per_group = d.out_c / d.groups;
+  const int64_t w_oc_stride = d.kernel_h * d.kernel_w * in_per_group;
+  ConvByTaps(d, rows, cols, x, bias, act, slope, y, pool,
+             [&](const float *x_px, int64_t tap, float *y_px) {
+               const float *w_tap = w + tap * in_per_group;
+               for (int64_t g = 0; g < d.groups; ++g) {
+                 const float *x_g = x_px + g * in_per_group;
+                 const int64_t oc_end = (g + 1) * out_per_group;
+                 for (int64_t oc = g * out_per_group; oc < oc_end; ++oc) {
+                   const float *w_oc = w_tap + oc * w_oc_stride;
+                   float acc = 0.0f;
+                   for (int64_t ic = 0; ic < in_per_group; ++ic) {
+                     acc += x_g[ic] * w_oc[ic];
+                   }
+                   y_px[oc] += acc;
+                 }
+               }
+             });
+}
+
 void DepthwiseConvByTaps(const ConvDims &d, const AxisTaps &rows,
                          const AxisTaps &cols, const float *x, const float *w,
                          const float *bias, const Activation &act, float *y,
                          ThreadPool *pool, const PReluSlope &slope) {
   const int64_t multiplier = d.out_c / d.in_c;
-  pool->ParallelFor(0, d.batch * d.out_h, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t n = row / d.out_h;
-      const int64_t oh = row % d.out_h;
-      const float *x_n = x + n * d.in_h * d.in_w * d.in_c;
-      for (int64_t ow = 0; ow < d.out_w; ++ow) {
-        float *y_px = y + (row * d.out_w + ow) * d.out_c;
-        for (int64_t oc = 0; oc < d.out_c; ++oc) {
-          y_px[oc] = bias != nullptr ? bias[oc] : 0.0f;
-        }
-        for (int64_t r = rows.begin[oh]; r < rows.begin[oh + 1]; ++r) {
-          for (int64_t c = cols.begin[ow]; c < cols.begin[ow + 1]; ++c) {
-            const float *x_px =
-                x_n + (rows.input[r] * d.in_w + cols.input[c]) * d.in_c;
-            // Filter and output share the [channel, multiplier] order, so
-            // one tap is a contiguous multiply-add over out_c values.
-            const float *w_tap =
-                w + (rows.kernel[r] * d.kernel_w + cols.kernel[c]) * d.out_c;
-            for (int64_t ic = 0; ic < d.in_c; ++ic) {
-              const float xv = x_px[ic];
-              for (int64_t m = 0; m < multiplier; ++m) {
-                y_px[ic * multiplier + m] += xv * w_tap[ic * multiplier + m];
-              }
-            }
-          }
-        }
-        ActivateInPlaceWithSlope(act, slope, d.out_c, y_px, d.out_c);
-      }
-    }
-  });
+  ConvByTaps(d, rows, cols, x, bias, act, slope, y, pool,
+             [&](const float *x_px, int64_t tap, float *y_px) {
+               // Filter and output share the [channel, multiplier] order, so
+               // one tap is a contiguous multiply-add over out_c values.
+               const float *w_tap = w + tap * d.out_c;
+               for (int64_t ic = 0; ic < d.in_c; ++ic) {
+                 const float xv = x_px[ic];
+                 for (int64_t m = 0; m < multiplier; ++m) {
+                   y_px[ic * multiplier + m] += xv * w_tap[ic * multiplier + m];
+                 }
+               }
+             });
 }
 
 MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,

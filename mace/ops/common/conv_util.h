@@ -68,6 +68,21 @@ struct ConvDims {
   int64_t kernel_h = 0, kernel_w = 0, groups = 1;
 };
 
+// Reads batch, height, width and channels of the NHWC input 0.
+void ReadInputDims(const OpContext &context, ConvDims *dims);
+
+// ReadInputDims, then the filter (input 1) of a grouped convolution,
+// [out_c, kernel_h, kernel_w, in_c / groups] (dims->groups already read):
+// rejects a group that does not divide both channel counts and a filter
+// whose last dim is not in_c / groups.
+MaceStatus ReadGroupedConvDims(const OpContext &context, ConvDims *dims);
+
+// ReadInputDims, then the filter (input 1) of a depthwise convolution,
+// [kernel_h, kernel_w, in_c, multiplier] (out_c = in_c * multiplier):
+// rejects a filter of other channels, and a `group` argument, when given,
+// other than in_c.
+MaceStatus ReadDepthwiseConvDims(const OpContext &context, ConvDims *dims);
+
 // y[n, oh, ow, oc] = act(bias[oc] + sum over row taps, column taps and the
 // input channels of oc's group of x[n, ih, iw, ic] * w[oc, kh, kw, ic']).
 // bias may be null. Parallel over output rows.

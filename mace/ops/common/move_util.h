@@ -273,6 +273,23 @@ inline void StridedCopyOp(const StridedView &view, OpContext *context) {
   }
 }
 
+// An op whose output is a strided view of its input (Transpose, Reverse,
+// Crop, DepthToSpace, SpaceToDepth): its Prepare sets view(), Run copies
+// that view of input 0 to output 0.
+class StridedViewOp : public Operation {
+ public:
+  MaceStatus Run(OpContext *context) override {
+    StridedCopyOp(view_, context);
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+ protected:
+  StridedView &view() { return view_; }
+
+ private:
+  StridedView view_;
+};
+
 }  // namespace mace
 
 #endif  // MACE_OPS_COMMON_MOVE_UTIL_H_
