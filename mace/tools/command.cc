@@ -97,27 +97,6 @@ std::string ElementTypeName(int data_type) {
   }
 }
 
-int StoredElementBytes(int data_type) {
-  switch (data_type) {
-    case DT_FLOAT:
-    case DT_INT32:
-    case DT_UINT32:
-      return 4;
-    case DT_HALF:
-    case DT_FLOAT16:
-    case DT_BFLOAT16:
-    case DT_INT16:
-    case DT_UINT16:
-      return 2;
-    case DT_UINT8:
-    case DT_INT8:
-    case DT_BOOL:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 std::string DimsString(const std::vector<int64_t> &dims) {
   std::ostringstream out;
   out << "[";

@@ -38,8 +38,6 @@ std::vector<std::string> OutputNames(const NetDef &net);
 std::string DataFormatName(int data_format);
 // "float32", "int32", "float16", ... for a proto DataType.
 std::string ElementTypeName(int data_type);
-// Bytes per element of a stored ConstTensor, 0 when unknown.
-int StoredElementBytes(int data_type);
 
 // "[1,32,32,3]".
 std::string DimsString(const std::vector<int64_t> &dims);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "mace/core/status.h"
+#include "mace/core/types.h"
 #include "mace/tools/command.h"
 #include "mace/tools/flags.h"
 
@@ -171,8 +172,7 @@ void PrintTensors(const NetDef &net) {
   std::vector<std::vector<std::string>> rows = {
       {"name", "type", "dims", "elements", "bytes", "offset"}};
   for (const ConstTensor &tensor : net.tensors()) {
-    const int64_t bytes =
-        tensor.data_size() * StoredElementBytes(tensor.data_type());
+    const int64_t bytes = tensor.data_size() * DataTypeSize(tensor.data_type());
     total += bytes;
     rows.push_back({tensor.name(), ElementTypeName(tensor.data_type()),
                     DimsString({tensor.dims().begin(), tensor.dims().end()}),

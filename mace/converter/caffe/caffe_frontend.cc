@@ -258,15 +258,6 @@ bool CaffeConverter::PairsWithScale(size_t i) const {
   return true;
 }
 
-std::string GapReport(const std::vector<ConversionGap> &gaps) {
-  std::string report = StrCat(gaps.size(), " unsupported item",
-                              gaps.size() == 1 ? "" : "s", ":");
-  for (const ConversionGap &gap : gaps) {
-    report += "\n  " + gap.op_type + " '" + gap.node + "': " + gap.reason;
-  }
-  return report;
-}
-
 void CaffeConverter::LowerLayers(std::vector<ConversionGap> *gaps) {
   const CaffeLoweringTable &table = CaffeLowerings();
   const bool nhwc_out = options_.outputs_nhwc;

@@ -1,5 +1,7 @@
 #include "mace/converter/caffe/caffe_lowering.h"
 
+#include "mace/converter/common/frontend.h"
+
 namespace mace {
 namespace converter {
 namespace {
@@ -12,19 +14,6 @@ MaceStatus ExpectCount(const CaffeLayer &layer, const char *what, int count,
   }
   return layer.InvalidArgs("expects ", min, " to ", max, " ", what, ", got ",
                            count);
-}
-
-std::vector<int64_t> ChannelLastPerm(int rank) {
-  std::vector<int64_t> perm{0};
-  for (int i = 2; i < rank; ++i) perm.push_back(i);
-  perm.push_back(1);
-  return perm;
-}
-
-std::vector<int64_t> ChannelSecondPerm(int rank) {
-  std::vector<int64_t> perm{0, rank - 1};
-  for (int i = 1; i < rank - 1; ++i) perm.push_back(i);
-  return perm;
 }
 
 }  // namespace

@@ -12,6 +12,57 @@ bool SourceIsNchw(const std::string &platform) {
   return platform != "tensorflow";
 }
 
+namespace {
+
+template <typename T>
+void ConvertedValues(const Tensor &tensor, std::vector<T> *values) {
+  values->clear();
+  values->reserve(tensor.size());
+  if (tensor.dtype() == DT_INT32) {
+    const int32_t *data = tensor.data<int32_t>();
+    for (int64_t i = 0; i < tensor.size(); ++i) {
+      values->push_back(static_cast<T>(data[i]));
+    }
+  } else {
+    const float *data = tensor.data<float>();
+    for (int64_t i = 0; i < tensor.size(); ++i) {
+      values->push_back(static_cast<T>(data[i]));
+    }
+  }
+}
+
+}  // namespace
+
+std::string GapReport(const std::vector<ConversionGap> &gaps) {
+  std::string report = StrCat(gaps.size(), " unsupported item",
+                              gaps.size() == 1 ? "" : "s", ":");
+  for (const ConversionGap &gap : gaps) {
+    report += "\n  " + gap.op_type + " '" + gap.node + "': " + gap.reason;
+  }
+  return report;
+}
+
+std::vector<int64_t> ChannelLastPerm(int rank) {
+  std::vector<int64_t> perm{0};
+  for (int i = 2; i < rank; ++i) perm.push_back(i);
+  perm.push_back(1);
+  return perm;
+}
+
+std::vector<int64_t> ChannelSecondPerm(int rank) {
+  std::vector<int64_t> perm{0, rank - 1};
+  for (int i = 1; i < rank - 1; ++i) perm.push_back(i);
+  return perm;
+}
+
+void ConstantValues(const Tensor &tensor, std::vector<int64_t> *values) {
+  ConvertedValues(tensor, values);
+}
+
+void ConstantValues(const Tensor &tensor, std::vector<float> *values) {
+  ConvertedValues(tensor, values);
+}
+
 MaceStatus ConvertSourceModel(const SourceModel &source,
                               const ConvertOptions &options,
                               GraphBuilder *graph,

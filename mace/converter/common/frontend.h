@@ -47,6 +47,10 @@ struct ConversionGap {
   std::string reason;
 };
 
+// "2 unsupported items:" and a line for each gap: the message of a
+// conversion that failed on them.
+std::string GapReport(const std::vector<ConversionGap> &gaps);
+
 // A model in its source framework: `platform` is onnx, tensorflow or caffe;
 // `weight_file` is Caffe's .caffemodel (the others keep weights in
 // `model_file`, or ONNX in external data beside it).
@@ -59,6 +63,16 @@ struct SourceModel {
 // Whether the platform's 4-D tensors are NCHW (ONNX, Caffe) rather than
 // NHWC like mace's own (TensorFlow).
 bool SourceIsNchw(const std::string &platform);
+
+// Transpose permutations of a rank-r tensor: channel second to channel
+// last, [0, 2, 3, ..., r-1, 1], and back, [0, r-1, 1, 2, ..., r-2].
+std::vector<int64_t> ChannelLastPerm(int rank);
+std::vector<int64_t> ChannelSecondPerm(int rank);
+
+// The values of a constant int32 or float tensor, converted: what the
+// frontends read shapes, axes and scales from (floats truncate to ints).
+void ConstantValues(const Tensor &tensor, std::vector<int64_t> *values);
+void ConstantValues(const Tensor &tensor, std::vector<float> *values);
 
 // Runs the platform's frontend. Unknown platforms and frontends this build
 // lacks are errors that say so.

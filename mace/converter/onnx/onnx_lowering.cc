@@ -1,5 +1,6 @@
 #include "mace/converter/onnx/onnx_lowering.h"
 
+#include "mace/converter/common/frontend.h"
 #include "mace/converter/onnx/onnx_tensor.h"
 #include "mace/core/status.h"
 
@@ -189,25 +190,6 @@ MaceStatus OnnxContext::Transpose(const std::string &name,
               {OpArg::Ints("dims", perm)});
 }
 
-namespace {
-
-// [0, 2, 3, ..., r-1, 1]: channel second → channel last.
-std::vector<int64_t> ChannelLastPerm(int rank) {
-  std::vector<int64_t> perm{0};
-  for (int i = 2; i < rank; ++i) perm.push_back(i);
-  perm.push_back(1);
-  return perm;
-}
-
-// [0, r-1, 1, 2, ..., r-2]: channel last → channel second.
-std::vector<int64_t> ChannelSecondPerm(int rank) {
-  std::vector<int64_t> perm{0, rank - 1};
-  for (int i = 1; i < rank - 1; ++i) perm.push_back(i);
-  return perm;
-}
-
-}  // namespace
-
 MaceStatus OnnxContext::ToChannelLast(const std::string &name,
                                       const std::string &input,
                                       std::string *output) {
@@ -231,16 +213,7 @@ MaceStatus OnnxContext::ConstInts(const OnnxNode &node, int input,
                             "' must be a constant (or computable from "
                             "shapes at conversion time)");
   }
-  values->clear();
-  if (tensor->dtype() == DT_INT32) {
-    const int32_t *data = tensor->data<int32_t>();
-    values->assign(data, data + tensor->size());
-  } else {
-    const float *data = tensor->data<float>();
-    for (int64_t i = 0; i < tensor->size(); ++i) {
-      values->push_back(static_cast<int64_t>(data[i]));
-    }
-  }
+  ConstantValues(*tensor, values);
   return MaceStatus::MACE_SUCCESS;
 }
 
@@ -252,14 +225,7 @@ MaceStatus OnnxContext::ConstFloats(const OnnxNode &node, int input,
     return node.Unsupported("input ", input, " '", name,
                             "' must be a constant");
   }
-  values->clear();
-  if (tensor->dtype() == DT_INT32) {
-    const int32_t *data = tensor->data<int32_t>();
-    values->assign(data, data + tensor->size());
-  } else {
-    const float *data = tensor->data<float>();
-    values->assign(data, data + tensor->size());
-  }
+  ConstantValues(*tensor, values);
   return MaceStatus::MACE_SUCCESS;
 }
 

@@ -214,15 +214,6 @@ MaceStatus AddInputs(const tf::GraphDef &graph, const ConvertOptions &options,
   return MaceStatus::MACE_SUCCESS;
 }
 
-std::string GapReport(const std::vector<ConversionGap> &gaps) {
-  std::string report = StrCat(gaps.size(), " unsupported item",
-                              gaps.size() == 1 ? "" : "s", ":");
-  for (const ConversionGap &gap : gaps) {
-    report += "\n  " + gap.op_type + " '" + gap.node + "': " + gap.reason;
-  }
-  return report;
-}
-
 // Lowers every node, poisoning the outputs of nodes that fail so their
 // consumers are skipped rather than reported twice.
 void LowerNodes(const std::vector<const tf::NodeDef *> &order,

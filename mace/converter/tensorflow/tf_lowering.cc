@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/core/status.h"
 
 namespace mace {
@@ -214,16 +215,7 @@ MaceStatus TfContext::ConstInts(const TfNode &node, int input,
                             "' must be a constant (or computable from "
                             "shapes at conversion time)");
   }
-  values->clear();
-  if (tensor->dtype() == DT_INT32) {
-    const int32_t *data = tensor->data<int32_t>();
-    values->assign(data, data + tensor->size());
-  } else {
-    const float *data = tensor->data<float>();
-    for (int64_t i = 0; i < tensor->size(); ++i) {
-      values->push_back(static_cast<int64_t>(data[i]));
-    }
-  }
+  ConstantValues(*tensor, values);
   return MaceStatus::MACE_SUCCESS;
 }
 
@@ -235,14 +227,7 @@ MaceStatus TfContext::ConstFloats(const TfNode &node, int input,
     return node.Unsupported("input ", input, " '", node.RawInput(input),
                             "' must be a constant");
   }
-  values->clear();
-  if (tensor->dtype() == DT_INT32) {
-    const int32_t *data = tensor->data<int32_t>();
-    values->assign(data, data + tensor->size());
-  } else {
-    const float *data = tensor->data<float>();
-    values->assign(data, data + tensor->size());
-  }
+  ConstantValues(*tensor, values);
   return MaceStatus::MACE_SUCCESS;
 }
 
