@@ -48,7 +48,6 @@ class Conv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
-    MACE_RETURN_IF_ERROR(ReadGroup(*context, &dims_.groups));
     MACE_RETURN_IF_ERROR(ReadGroupedConvDims(*context, &dims_));
     if (context->num_inputs() >= 3) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, 2, dims_.out_c));

@@ -50,12 +50,8 @@ class DeconvOp : public Operation {
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
     MACE_RETURN_IF_ERROR(ClassifyInputs(*context));
-    if (depthwise_) {
-      MACE_RETURN_IF_ERROR(ReadDepthwiseConvDims(*context, &dims_));
-    } else {
-      MACE_RETURN_IF_ERROR(ReadGroup(*context, &dims_.groups));
-      MACE_RETURN_IF_ERROR(ReadGroupedConvDims(*context, &dims_));
-    }
+    MACE_RETURN_IF_ERROR(depthwise_ ? ReadDepthwiseConvDims(*context, &dims_)
+                                    : ReadGroupedConvDims(*context, &dims_));
     if (bias_index_ >= 0) {
       MACE_RETURN_IF_ERROR(CheckBias(*context, bias_index_, dims_.out_c));
     }

@@ -145,6 +145,7 @@ void ReadInputDims(const OpContext &context, ConvDims *dims) {
 
 MaceStatus ReadGroupedConvDims(const OpContext &context, ConvDims *dims) {
   ReadInputDims(context, dims);
+  MACE_RETURN_IF_ERROR(ReadGroup(context, &dims->groups));
   const Tensor &filter = context.input(1);
   dims->out_c = filter.dim(0);
   dims->kernel_h = filter.dim(1);

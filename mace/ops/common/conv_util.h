@@ -71,8 +71,8 @@ struct ConvDims {
 // Reads batch, height, width and channels of the NHWC input 0.
 void ReadInputDims(const OpContext &context, ConvDims *dims);
 
-// ReadInputDims, then the filter (input 1) of a grouped convolution,
-// [out_c, kernel_h, kernel_w, in_c / groups] (dims->groups already read):
+// ReadInputDims, the `group` argument (ReadGroup) and the filter (input 1)
+// of a grouped convolution, [out_c, kernel_h, kernel_w, in_c / groups]:
 // rejects a group that does not divide both channel counts and a filter
 // whose last dim is not in_c / groups.
 MaceStatus ReadGroupedConvDims(const OpContext &context, ConvDims *dims);
