@@ -233,8 +233,10 @@ def compare(args, model, work):
               ("all layers", len(mace), total_mace, total_ort,
                total_mace / total_ort))
         # What the minima leave out of a run: the spread between rounds and
-        # the time between layers (on a lent Xeon, mace's 1-thread ResNet-50
-        # once ran 1.28x its layer minima where ONNX Runtime ran 1.02x).
+        # the time between layers. ONNX Runtime's run is timed with its
+        # profiler on, and a pair's ratios move with the host: each round
+        # timed alone, the two engines' rounds spread alike (docs/
+        # performance.md, stop 29).
         print("  whole run / all layers: mace %.2f, ONNX Runtime %.2f" %
               (mace_run / total_mace, ort_run / total_ort))
     if args.top:
