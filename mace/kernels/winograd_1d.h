@@ -56,10 +56,11 @@ class Winograd1dConv {
   // and packs it for `isa` (t / r of the filter's size); false when that
   // does not fit in memory. `tile_points`: 8, 6 (r = 3 or 5), or 0 for
   // Winograd1dTilePoints's choice (8 where that is im2col). As
-  // WinogradConv::Init: `pool` (may be null) shares the transform; `source` (may be null) gives the memory of the
-  // transformed filter, maybe transformed already (sgemm.h
-  // AcquirePackedBs); with `defer` (may be null) the transform is left to
-  // it, and `filter` must stay valid until it runs.
+  // WinogradConv::Init: `pool` (may be null) shares the transform;
+  // `source` (may be null) gives the memory of the transformed filter,
+  // maybe transformed already (sgemm.h AcquirePackedBs); with `defer` (may
+  // be null) the transform is left to it, and `filter` must stay valid
+  // until it runs.
   bool Init(const ConvGeometry &geometry, const float *filter, SgemmIsa isa,
             int threads, ThreadPool *pool = nullptr,
             PackedWeightSource *source = nullptr,

@@ -1,5 +1,7 @@
 #include "mace/converter/common/frontend.h"
 
+#include <algorithm>
+
 #include "mace/converter/caffe/caffe_frontend.h"
 #include "mace/converter/onnx/onnx_frontend.h"
 #include "mace/converter/tensorflow/tf_frontend.h"
@@ -14,20 +16,20 @@ bool SourceIsNchw(const std::string &platform) {
 
 namespace {
 
+template <typename T, typename Stored>
+void AssignConverted(const Stored *data, int64_t count,
+                     std::vector<T> *values) {
+  values->resize(static_cast<size_t>(count));
+  std::transform(data, data + count, values->begin(),
+                 [](Stored v) { return static_cast<T>(v); });
+}
+
 template <typename T>
 void ConvertedValues(const Tensor &tensor, std::vector<T> *values) {
-  values->clear();
-  values->reserve(tensor.size());
   if (tensor.dtype() == DT_INT32) {
-    const int32_t *data = tensor.data<int32_t>();
-    for (int64_t i = 0; i < tensor.size(); ++i) {
-      values->push_back(static_cast<T>(data[i]));
-    }
+    AssignConverted(tensor.data<int32_t>(), tensor.size(), values);
   } else {
-    const float *data = tensor.data<float>();
-    for (int64_t i = 0; i < tensor.size(); ++i) {
-      values->push_back(static_cast<T>(data[i]));
-    }
+    AssignConverted(tensor.data<float>(), tensor.size(), values);
   }
 }
 
