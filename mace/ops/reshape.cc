@@ -26,6 +26,7 @@ namespace {
 class AliasOp : public Operation {
  public:
   MaceStatus Prepare(OpContext *context) override {
+    MACE_RETURN_IF_ERROR(context->ExpectInputCount(1, MaxInputs()));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
     MACE_RETURN_IF_ERROR(ExpectFloatOrInt32(*context, 0, true));
@@ -43,15 +44,17 @@ class AliasOp : public Operation {
   }
 
  protected:
+  // Inputs after the first: Reshape's shape tensor.
+  virtual int MaxInputs() const { return 1; }
   virtual MaceStatus OutputShape(const OpContext &context,
                                  Shape *shape) const = 0;
 };
 
 class ReshapeOp : public AliasOp {
  protected:
+  int MaxInputs() const override { return 2; }
   MaceStatus OutputShape(const OpContext &context,
                          Shape *shape) const override {
-    MACE_RETURN_IF_ERROR(context.ExpectInputCount(1, 2));
     std::vector<int64_t> target;
     if (context.num_inputs() == 2) {
       MACE_RETURN_IF_ERROR(ReadConstantInts(context, 1, "shape", &target));
@@ -127,7 +130,6 @@ class SqueezeOp : public AliasOp {
  protected:
   MaceStatus OutputShape(const OpContext &context,
                          Shape *shape) const override {
-    MACE_RETURN_IF_ERROR(context.ExpectInputCount(1, 1));
     std::vector<int64_t> axes;
     MACE_RETURN_IF_ERROR(context.args().GetInts("axis", {}, &axes));
     const Tensor &input = context.input(0);
@@ -160,7 +162,6 @@ class ExpandDimsOp : public AliasOp {
  protected:
   MaceStatus OutputShape(const OpContext &context,
                          Shape *shape) const override {
-    MACE_RETURN_IF_ERROR(context.ExpectInputCount(1, 1));
     if (!context.args().Has("axis")) {
       return context.InvalidArgs("argument 'axis' is required");
     }
@@ -180,7 +181,6 @@ class UnsqueezeOp : public AliasOp {
  protected:
   MaceStatus OutputShape(const OpContext &context,
                          Shape *shape) const override {
-    MACE_RETURN_IF_ERROR(context.ExpectInputCount(1, 1));
     std::vector<int64_t> axes;
     MACE_RETURN_IF_ERROR(context.args().GetInts("axis", {}, &axes));
     if (axes.empty()) {

@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/model/model_builder.h"
+#include "mace/ops/op_registry.h"
 #include "mace/public/mace.h"
 
 namespace mace {
@@ -174,6 +175,31 @@ TEST(ModelLoaderTest, UndeclaredOutputIsRejected) {
                         net->mutable_output_info(0)->set_name("nowhere");
                       }),
                       "nowhere");
+}
+
+// Some ops read input 0 or write output 0 before checking their counts:
+// the net refuses an op without them before any op sees it.
+TEST(ModelLoaderTest, OpWithoutInputsIsRejectedForEveryType) {
+  for (const std::string &type : OpRegistry::Global().Types()) {
+    ExpectErrorMentions(CreateMutated([&type](NetDef *net, std::string *) {
+                          OperatorDef *op = net->mutable_op(0);
+                          op->set_type(type);
+                          op->clear_input();
+                        }),
+                        "has no input");
+  }
+}
+
+TEST(ModelLoaderTest, OpWithoutOutputsIsRejectedForEveryType) {
+  for (const std::string &type : OpRegistry::Global().Types()) {
+    ExpectErrorMentions(CreateMutated([&type](NetDef *net, std::string *) {
+                          OperatorDef *sink = net->add_op();
+                          sink->set_name("sink");
+                          sink->set_type(type);
+                          sink->add_input("h");
+                        }),
+                        "'sink' (" + type + ") has no output");
+  }
 }
 
 TEST(ModelLoaderTest, GarbageGraphBytesAreRejected) {
