@@ -8,7 +8,10 @@
 // /winograd4, /winograd6 (3x3 only: 5x5 has F(2,5) and F(4,5)), and
 // /reference (filter and bias fed at run time: the reference tap loop,
 // what every non-1x1 convolution ran before the im2col and Winograd
-// kernels). Registered at start-up; op_benchmark.cc has the main.
+// kernels). /add runs the engine's choice with a residual addend fused
+// (`fused_add`, fed as an input the size of the output), as ResNet's
+// last 1x1 of a block runs. Registered at start-up; op_benchmark.cc has
+// the main.
 
 #include <string>
 #include <vector>
@@ -24,11 +27,13 @@ struct ConvShape {
   int64_t out_c;
 };
 
-// Kernel variants: the `winograd` arg (-1 automatic) or the reference.
+// Kernel variants: the `winograd` arg (-1 automatic) or the reference,
+// and whether a residual addend is fused.
 struct Variant {
   const char *suffix;
   int winograd;
   bool reference;
+  bool fused_add = false;
 };
 
 int64_t OutSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
@@ -52,13 +57,21 @@ void BenchConv(benchmark::State &state, const ConvShape &s, const Variant &v) {
                            bench::RandomVector(bench::Count(w_shape)));
     builder.AddFloatTensor("b", {s.out_c}, bench::RandomVector(s.out_c));
   }
-  OperatorDef *op = builder.AddOp("Conv2D", "conv", {"x", "w", "b"}, {"y"});
+  const int64_t out_h = OutSize(s.h, s.kh, s.stride, s.dilation, s.same);
+  const int64_t out_w = OutSize(s.w, s.kw, s.stride, s.dilation, s.same);
+  std::vector<std::string> op_inputs = {"x", "w", "b"};
+  if (v.fused_add) {
+    const std::vector<int64_t> addend_shape = {s.n, out_h, out_w, s.out_c};
+    builder.AddInput("a", addend_shape);
+    inputs.push_back({"a", addend_shape});
+    op_inputs.push_back("a");
+  }
+  OperatorDef *op = builder.AddOp("Conv2D", "conv", op_inputs, {"y"});
   ModelBuilder::AddIntsArg(op, "strides", {s.stride, s.stride});
   ModelBuilder::AddIntsArg(op, "dilations", {s.dilation, s.dilation});
   if (s.same) ModelBuilder::AddIntArg(op, "padding", 1);
   ModelBuilder::AddIntArg(op, "winograd", v.winograd);
-  const int64_t out_h = OutSize(s.h, s.kh, s.stride, s.dilation, s.same);
-  const int64_t out_w = OutSize(s.w, s.kw, s.stride, s.dilation, s.same);
+  if (v.fused_add) ModelBuilder::AddIntArg(op, "fused_add", 1);
   builder.AddOutput("y", {s.n, out_h, out_w, s.out_c});
   bench::RunModel(state, builder, inputs,
                   s.n * out_h * out_w * s.out_c * s.kh * s.kw * s.c);
@@ -87,6 +100,7 @@ bool RegisterConvBenchmarks() {
   const Variant kAuto{"", -1, false};
   const Variant kIm2col{"/im2col", 0, false};
   const Variant kReference{"/reference", 0, true};
+  const Variant kFusedAdd{"/add", -1, false, true};
   const std::vector<Variant> kWindow = {kAuto, kIm2col, kReference};
   const std::vector<Variant> kWinograd = {kAuto,
                                           kIm2col,
@@ -109,7 +123,11 @@ bool RegisterConvBenchmarks() {
   Register({1, 128, 56, 56, 3, 3, 2, 1, true, 128}, kWindow);
   Register({1, 256, 28, 28, 3, 3, 2, 1, true, 256}, kWindow);
   Register({1, 512, 14, 14, 3, 3, 2, 1, true, 512}, kWindow);
-  Register({1, 64, 56, 56, 1, 1, 1, 1, false, 256}, {kAuto});
+  // The last 1x1 of each stage's blocks: plain and with the residual.
+  Register({1, 64, 56, 56, 1, 1, 1, 1, false, 256}, {kAuto, kFusedAdd});
+  Register({1, 128, 28, 28, 1, 1, 1, 1, false, 512}, {kFusedAdd});
+  Register({1, 256, 14, 14, 1, 1, 1, 1, false, 1024}, {kFusedAdd});
+  Register({1, 512, 7, 7, 1, 1, 1, 1, false, 2048}, {kFusedAdd});
   Register({1, 256, 56, 56, 1, 1, 2, 1, false, 512}, kWindow);
   Register({1, 1024, 14, 14, 1, 1, 1, 1, false, 256}, {kAuto});
   Register({1, 2048, 7, 7, 1, 1, 1, 1, false, 512}, {kAuto});
