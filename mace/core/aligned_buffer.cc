@@ -96,9 +96,26 @@ AlignedBuffer &AlignedBuffer::operator=(AlignedBuffer &&other) noexcept {
   return *this;
 }
 
+size_t PhysicalMemoryBytes() {
+#if defined(__linux__)
+  static const size_t kBytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page_size > 0
+               ? static_cast<size_t>(pages) * static_cast<size_t>(page_size)
+               : size_t{0};
+  }();
+  return kBytes;
+#else
+  return 0;
+#endif
+}
+
 bool AlignedBuffer::Allocate(size_t bytes) {
   Release();
   if (bytes == 0) return true;
+  const size_t physical = PhysicalMemoryBytes();
+  if (physical > 0 && bytes > physical) return false;
 #if defined(__linux__)
   if (bytes >= kHugePageBytes) {
     const long page = sysconf(_SC_PAGESIZE);

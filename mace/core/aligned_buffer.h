@@ -30,6 +30,9 @@
 
 namespace mace {
 
+// The machine's physical memory in bytes (0 when the system does not say).
+size_t PhysicalMemoryBytes();
+
 class AlignedBuffer {
  public:
   static constexpr size_t kAlignment = 64;
@@ -43,7 +46,9 @@ class AlignedBuffer {
 
   // Replaces the storage by `bytes` bytes of unspecified content, aligned
   // to kAlignment. Returns false, leaving the buffer empty, when the memory
-  // is not available.
+  // is not available, or `bytes` exceeds the machine's memory: mapped
+  // through overcommit, such a buffer would get the process killed once
+  // written (or prefaulted), where a bad model must only get an error.
   bool Allocate(size_t bytes);
   void Release();
   // Maps the pages of bytes [offset, offset + bytes) now rather than on

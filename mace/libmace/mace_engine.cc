@@ -48,7 +48,8 @@ struct SharedArena {
       base = nullptr;
       bytes = 0;
       return OutOfResources("cannot allocate the ", size,
-                            "-byte intermediate arena");
+                            "-byte intermediate arena (the machine has ",
+                            PhysicalMemoryBytes(), " bytes of memory)");
     }
     // Every page is written by the first run: mapping them in one call
     // costs a quarter less than faulting them in one by one.

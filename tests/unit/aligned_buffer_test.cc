@@ -56,6 +56,16 @@ TEST(AlignedBufferTest, ImpossibleSizeFailsAndLeavesTheBufferEmpty) {
   EXPECT_TRUE(array.empty());
 }
 
+// Under overcommit (vm.overcommit_memory = 1, as on many phones) such a
+// mapping succeeds, and writing it gets the process killed.
+TEST(AlignedBufferTest, MoreThanTheMachinesMemoryFails) {
+  const size_t physical = PhysicalMemoryBytes();
+  ASSERT_GT(physical, 0u);
+  AlignedBuffer buffer;
+  EXPECT_FALSE(buffer.Allocate(physical + 4096));
+  EXPECT_EQ(buffer.data(), nullptr);
+}
+
 TEST(AlignedBufferTest, MovesTransferOwnership) {
   AlignedArray<float> a;
   ASSERT_TRUE(a.Allocate(size_t{3} << 20));  // huge-page path

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/core/aligned_buffer.h"
 #include "mace/model/model_builder.h"
 #include "mace/public/mace.h"
 #include "tests/common/reference.h"
@@ -267,6 +268,41 @@ TEST(EngineApiTest, PlannedPeakCoversIntermediates) {
   // elementwise) but needs at least one buffer.
   EXPECT_GE(engine->planned_peak_bytes(), 96);
   EXPECT_LE(engine->planned_peak_bytes(), 2 * 128);
+}
+
+// A Pad whose output outgrows the machine: a clear error at load, not a
+// process killed while the arena is mapped (found by scripts/fuzz_ops.sh
+// with a stride of 2^20).
+TEST(EngineApiTest, ArenaLargerThanTheMachineIsAnError) {
+  const double physical = static_cast<double>(PhysicalMemoryBytes());
+  ASSERT_GT(physical, 0.0);
+  // Twice the memory in floats, as a square plane.
+  const int64_t side = static_cast<int64_t>(std::sqrt(physical / 2)) + 1;
+  if (static_cast<double>(side) * side * 4 > 0.5 * (int64_t{1} << 38)) {
+    GTEST_SKIP() << "the machine's memory is near the largest tensor";
+  }
+  ModelBuilder builder("huge");
+  builder.AddInput("x", {1, 2, 2, 1});
+  OperatorDef *pad = builder.AddOp("Pad", "pad", {"x"}, {"y"});
+  const int64_t grow = (side - 2) / 2 + 1;
+  ModelBuilder::AddIntsArg(pad, "paddings", {0, 0, grow, grow, grow, grow,
+                                             0, 0});
+  builder.AddOutput("y", {});
+  SerializedModel model;
+  ASSERT_EQ(builder.Serialize(WeightStorage::kFloat32, &model.graph,
+                              &model.weights),
+            MaceStatus::MACE_SUCCESS);
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus status = CreateMaceEngineFromProto(
+      reinterpret_cast<const unsigned char *>(model.graph.data()),
+      model.graph.size(),
+      reinterpret_cast<const unsigned char *>(model.weights.data()),
+      model.weights.size(), {"x"}, {"y"}, MaceEngineConfig(DeviceType::CPU),
+      &engine);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_OUT_OF_RESOURCES);
+  EXPECT_NE(status.information().find("intermediate arena"),
+            std::string::npos)
+      << status.information();
 }
 
 TEST(EngineApiTest, GpuRuntimeIsReportedUnavailable) {
