@@ -65,6 +65,19 @@ std::shared_ptr<MaceEngine> CreateEngine(const SerializedModel &model,
   return engine;
 }
 
+// The status of creating an engine for `model` with inputs `inputs` and
+// output y.
+MaceStatus TryCreate(const SerializedModel &model,
+                     const MaceEngineConfig &config,
+                     const std::vector<std::string> &inputs = {"x"}) {
+  std::shared_ptr<MaceEngine> engine;
+  return CreateMaceEngineFromProto(
+      reinterpret_cast<const unsigned char *>(model.graph.data()),
+      model.graph.size(),
+      reinterpret_cast<const unsigned char *>(model.weights.data()),
+      model.weights.size(), inputs, {"y"}, config, &engine);
+}
+
 MaceTensor MakeTensor(const std::vector<int64_t> &shape,
                       const std::vector<float> &values,
                       DataFormat format = DataFormat::NHWC) {
@@ -292,13 +305,8 @@ TEST(EngineApiTest, ArenaLargerThanTheMachineIsAnError) {
   ASSERT_EQ(builder.Serialize(WeightStorage::kFloat32, &model.graph,
                               &model.weights),
             MaceStatus::MACE_SUCCESS);
-  std::shared_ptr<MaceEngine> engine;
-  const MaceStatus status = CreateMaceEngineFromProto(
-      reinterpret_cast<const unsigned char *>(model.graph.data()),
-      model.graph.size(),
-      reinterpret_cast<const unsigned char *>(model.weights.data()),
-      model.weights.size(), {"x"}, {"y"}, MaceEngineConfig(DeviceType::CPU),
-      &engine);
+  const MaceStatus status =
+      TryCreate(model, MaceEngineConfig(DeviceType::CPU));
   EXPECT_EQ(status.code(), MaceStatus::MACE_OUT_OF_RESOURCES);
   EXPECT_NE(status.information().find("intermediate arena"),
             std::string::npos)
@@ -306,27 +314,15 @@ TEST(EngineApiTest, ArenaLargerThanTheMachineIsAnError) {
 }
 
 TEST(EngineApiTest, GpuRuntimeIsReportedUnavailable) {
-  const SerializedModel model = PreluModel();
-  std::shared_ptr<MaceEngine> engine;
-  const MaceStatus status = CreateMaceEngineFromProto(
-      reinterpret_cast<const unsigned char *>(model.graph.data()),
-      model.graph.size(),
-      reinterpret_cast<const unsigned char *>(model.weights.data()),
-      model.weights.size(), {"x"}, {"y"}, MaceEngineConfig(DeviceType::GPU),
-      &engine);
+  const MaceStatus status =
+      TryCreate(PreluModel(), MaceEngineConfig(DeviceType::GPU));
   EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED);
   EXPECT_NE(status.information().find("not available"), std::string::npos);
 }
 
 TEST(EngineApiTest, UnknownInputNodeAtCreationIsAnError) {
-  const SerializedModel model = PreluModel();
-  std::shared_ptr<MaceEngine> engine;
-  const MaceStatus status = CreateMaceEngineFromProto(
-      reinterpret_cast<const unsigned char *>(model.graph.data()),
-      model.graph.size(),
-      reinterpret_cast<const unsigned char *>(model.weights.data()),
-      model.weights.size(), {"input0"}, {"y"},
-      MaceEngineConfig(DeviceType::CPU), &engine);
+  const MaceStatus status =
+      TryCreate(PreluModel(), MaceEngineConfig(DeviceType::CPU), {"input0"});
   EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
   EXPECT_NE(status.information().find("input0"), std::string::npos);
 }
