@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the ops' argument and shape checking:
 # builds tests/fuzz/op_fuzzer.cc with clang, libFuzzer, AddressSanitizer and
-# UndefinedBehaviorSanitizer, and runs it. Each input is a model of one or
-# two ops of any registered type (see the fuzzer's header); a crash,
+# UndefinedBehaviorSanitizer, and runs it. Each input is a model of one to
+# three ops of any registered type (see the fuzzer's header); a crash,
 # sanitizer report or a failure without a message stops the run and leaves
 # the input in <build-dir>/fuzz/artifacts (timeouts and out-of-memory
 # inputs are left there too, without stopping it).

@@ -1,7 +1,8 @@
 // Coverage-guided fuzzer (libFuzzer) of the ops' argument and shape
-// checking: each input builds a model of one or two ops of any registered
-// type, with fuzzer-chosen graph input shape and type, constant tensors
-// (float or int32, with values that include NaN and extreme integers),
+// checking: each input builds a model of one to three ops of any
+// registered type, with fuzzer-chosen graph input shape and type, constant
+// tensors (float, int32 or quantized uint8, with values that include NaN
+// and extreme integers; float weights stored as fp32, fp16 or bf16),
 // op inputs drawn from those tensors and earlier outputs, and arguments
 // drawn from the names the ops read; the engine loads it and, when the
 // load succeeds, runs it once. A load or run must succeed or fail with a
@@ -144,7 +145,13 @@ void AddAnyConstant(FuzzedDataProvider *data, const std::string &name,
                     ModelBuilder *builder) {
   const std::vector<int64_t> dims = AnyDims(data, 4);
   const int64_t count = std::max<int64_t>(ElementCount(dims), 0);
-  if (data->ConsumeBool()) {
+  const int kind = data->ConsumeIntegralInRange(0, 4);
+  if (kind == 0) {
+    std::vector<uint8_t> values(count);
+    for (uint8_t &v : values) v = data->ConsumeIntegral<uint8_t>();
+    builder->AddUint8Tensor(name, dims, values, AnyFloat(data),
+                            static_cast<int32_t>(AnyInt(data)));
+  } else if (kind <= 2) {
     std::vector<int32_t> values(count);
     for (int32_t &v : values) v = static_cast<int32_t>(AnyInt(data));
     builder->AddInt32Tensor(name, dims, values);
@@ -243,7 +250,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
     names.push_back("w" + std::to_string(c));
     AddAnyConstant(&data, names.back(), &builder);
   }
-  const int ops = data.ConsumeIntegralInRange(1, 2);
+  const int ops = data.ConsumeIntegralInRange(1, 3);
   std::string last_output;
   for (int o = 0; o < ops; ++o) {
     const std::string &type = Pick(&data, kTypes);
@@ -261,7 +268,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   builder.AddOutput(last_output, {});
   if (std::getenv("MACE_FUZZ_DUMP") != nullptr) PrintModel(builder.net());
   std::string graph, weights;
-  if (builder.Serialize(WeightStorage::kFloat32, &graph, &weights) !=
+  static const WeightStorage kStorages[] = {WeightStorage::kFloat32,
+                                            WeightStorage::kFloat16,
+                                            WeightStorage::kBFloat16};
+  if (builder.Serialize(Pick(&data, kStorages), &graph, &weights) !=
       MaceStatus::MACE_SUCCESS) {
     return 0;
   }
