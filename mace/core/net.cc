@@ -199,14 +199,6 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
     auto label = [&def] {
       return StrCat("op '", def.name(), "' (", def.type(), ")");
     };
-    // Every op reads input 0 and writes output 0; some before they check
-    // their counts.
-    if (def.input_size() == 0 || def.output_size() == 0) {
-      return InvalidArgs(label(), " has no ",
-                         def.input_size() == 0 ? "input" : "output",
-                         ": every op takes at least one input and gives at "
-                         "least one output");
-    }
     std::vector<Tensor *> inputs;
     bool all_constant = true;
     for (const std::string &name : def.input()) {

@@ -275,6 +275,11 @@ MaceStatus ValidateModel(
       }
       known_types.insert(op.type());
     }
+    // Every op reads input 0 and writes output 0, some before they check
+    // their counts.
+    if (op.input_size() == 0) {
+      return InvalidArgs(OpLabel(op, i), " has no inputs");
+    }
     if (op.output_size() == 0) {
       return InvalidArgs(OpLabel(op, i), " has no outputs");
     }

@@ -178,7 +178,7 @@ TEST(ModelLoaderTest, UndeclaredOutputIsRejected) {
 }
 
 // Some ops read input 0 or write output 0 before checking their counts:
-// the net refuses an op without them before any op sees it.
+// ValidateModel refuses an op without them before any op sees it.
 TEST(ModelLoaderTest, OpWithoutInputsIsRejectedForEveryType) {
   for (const std::string &type : OpRegistry::Global().Types()) {
     ExpectErrorMentions(CreateMutated([&type](NetDef *net, std::string *) {
