@@ -22,7 +22,8 @@ struct SgemmAvx2Family {
 }  // namespace
 
 const SgemmUkernels &SgemmUkernels6x16Avx2() {
-  static constexpr SgemmUkernels kUkernels = MakeSgemmUkernels<SgemmAvx2Family>();
+  static constexpr SgemmUkernels kUkernels =
+      MakeSgemmUkernels<SgemmAvx2Family>();
   return kUkernels;
 }
 

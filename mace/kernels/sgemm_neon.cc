@@ -24,7 +24,8 @@ struct SgemmNeonFamily {
 }  // namespace
 
 const SgemmUkernels &SgemmUkernels4x16Neon() {
-  static constexpr SgemmUkernels kUkernels = MakeSgemmUkernels<SgemmNeonFamily>();
+  static constexpr SgemmUkernels kUkernels =
+      MakeSgemmUkernels<SgemmNeonFamily>();
   return kUkernels;
 }
 

@@ -76,9 +76,8 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
     // V::Max(x, lo) is lo for a NaN x, as the reference ReLU makes it 0.
     const T lo = V::Set1(clamp[0]);
     const T hi = V::Set1(clamp[1]);
-    each([&](auto r, auto v) {
-      acc[r][v] = V::Min(V::Max(acc[r][v], lo), hi);
-    });
+    each(
+        [&](auto r, auto v) { acc[r][v] = V::Min(V::Max(acc[r][v], lo), hi); });
   }
   each([&](auto r, auto v) {
     V::Store(c + r * ldc + v * V::kWidth, acc[r][v]);
@@ -86,7 +85,8 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
 }
 
 template <class F, int... kRow>
-constexpr SgemmUkernels MakeSgemmUkernelsImpl(std::integer_sequence<int, kRow...>) {
+constexpr SgemmUkernels MakeSgemmUkernelsImpl(
+    std::integer_sequence<int, kRow...>) {
   static_assert(F::kMr <= kSgemmMaxMr && F::kNr <= kSgemmMaxNr,
                 "the dispatch table's bounds");
   return {F::kName,

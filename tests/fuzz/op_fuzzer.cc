@@ -190,10 +190,14 @@ void PrintModel(const NetDef &net) {
     std::fprintf(stderr, "\n");
     for (const Argument &arg : op.arg()) {
       std::fprintf(stderr, "  arg %s", arg.name().c_str());
-      if (arg.has_i()) std::fprintf(stderr, " i=%lld", (long long)arg.i());
+      if (arg.has_i()) {
+        std::fprintf(stderr, " i=%lld", static_cast<long long>(arg.i()));
+      }
       if (arg.has_f()) std::fprintf(stderr, " f=%g", arg.f());
       if (arg.has_s()) std::fprintf(stderr, " s='%s'", arg.s().c_str());
-      for (int64_t v : arg.ints()) std::fprintf(stderr, " %lld", (long long)v);
+      for (int64_t v : arg.ints()) {
+        std::fprintf(stderr, " %lld", static_cast<long long>(v));
+      }
       for (float v : arg.floats()) std::fprintf(stderr, " %gf", v);
       std::fprintf(stderr, "\n");
     }
@@ -258,7 +262,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
     for (std::string &input : inputs) input = Pick(&data, names);
     last_output = "t" + std::to_string(o);
     std::vector<std::string> outputs = {last_output};
-    if (data.ConsumeIntegralInRange(0, 5) == 0) outputs.push_back(last_output + "_extra");
+    if (data.ConsumeIntegralInRange(0, 5) == 0) {
+      outputs.push_back(last_output + "_extra");
+    }
     OperatorDef *op =
         builder.AddOp(type, "op" + std::to_string(o), inputs, outputs);
     const int args = data.ConsumeIntegralInRange(0, 7);
