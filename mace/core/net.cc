@@ -13,9 +13,6 @@
 namespace mace {
 namespace {
 
-// Larger tensors than this are a corrupt model, not a real one.
-constexpr int64_t kMaxTensorBytes = int64_t{1} << 38;
-
 int64_t NowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -231,8 +228,7 @@ MaceStatus Net::PrepareOps(const std::vector<int> &ops,
     step.context->set_deferred_work(nullptr);
     MACE_RETURN_IF_ERROR(prepared);
     for (Tensor *output : outputs) {
-      if (output->size() < 0 || DataTypeSize(output->dtype()) == 0 ||
-          output->bytes() > kMaxTensorBytes) {
+      if (!HasValidSize(*output)) {
         return InvalidArgs(label(), ": output '", output->name(),
                            "' has invalid shape ",
                            ShapeToString(output->shape()), " or type ",
@@ -267,11 +263,12 @@ MaceStatus Net::FoldConstantStep(Step *step) {
     if (alias && i == 0) {
       output->BindData(const_cast<void *>(context->input(0).raw_data()));
     } else {
-      output->AllocateOwned();
+      MACE_RETURN_IF_ERROR(output->AllocateOwned());
     }
   }
-  std::vector<uint8_t> scratch(context->scratch_bytes());
-  context->BindScratch(scratch.data());
+  Tensor scratch("scratch", DT_UINT8, {context->scratch_bytes()});
+  MACE_RETURN_IF_ERROR(scratch.AllocateOwned());
+  context->BindScratch(scratch.raw_mutable_data());
   MACE_RETURN_IF_ERROR(step->op->Run(context));
   context->BindScratch(nullptr);
   for (int i = 0; i < context->num_outputs(); ++i) {

@@ -1,8 +1,13 @@
 #include "mace/core/tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <sstream>
+
+#include "mace/core/aligned_buffer.h"
+#include "mace/core/status.h"
 
 namespace mace {
 
@@ -38,13 +43,34 @@ Tensor::Tensor(std::string name, DataType dtype, Shape shape)
 
 int64_t Tensor::size() const { return ShapeElementCount(shape_); }
 
+bool HasValidSize(const Tensor &tensor) {
+  // Compared in elements: bytes() of a huge count would overflow.
+  const int64_t element_bytes = DataTypeSize(tensor.dtype());
+  return element_bytes != 0 && tensor.size() >= 0 &&
+         tensor.size() <= kMaxTensorBytes / element_bytes;
+}
+
 int64_t Tensor::bytes() const { return size() * DataTypeSize(dtype_); }
 
-void Tensor::AllocateOwned() {
-  const int64_t n = bytes() > 0 ? bytes() : 1;
-  owned_.reset(new uint8_t[n]);
+MaceStatus Tensor::AllocateOwned() {
+  // A tensor larger than the machine fails here rather than in the kernel's
+  // lazy page-in, and a failed allocation is an error, not an exception
+  // through the library's callers.
+  const int64_t n = std::max<int64_t>(HasValidSize(*this) ? bytes() : 0, 1);
+  if (!HasValidSize(*this) ||
+      static_cast<uint64_t>(n) > PhysicalMemoryBytes()) {
+    return OutOfResources("tensor '", name_, "' of shape ",
+                          ShapeToString(shape_),
+                          " needs more memory than this machine has");
+  }
+  owned_.reset(new (std::nothrow) uint8_t[n]);
+  if (owned_ == nullptr) {
+    return OutOfResources("cannot allocate ", n, " bytes for tensor '", name_,
+                          "'");
+  }
   std::memset(owned_.get(), 0, n);
   data_ = owned_.get();
+  return MaceStatus::MACE_SUCCESS;
 }
 
 }  // namespace mace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mace/core/types.h"
+#include "mace/public/mace.h"
 
 namespace mace {
 
@@ -20,6 +21,14 @@ using Shape = std::vector<int64_t>;
 // overflows int64.
 int64_t ShapeElementCount(const Shape &shape);
 std::string ShapeToString(const Shape &shape);
+
+// Larger tensors than this (256 GiB) are a corrupt model, not a real one.
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 38;
+
+class Tensor;
+// Whether an op's output can be a tensor of the engine: a valid shape, an
+// element type with a size, at most kMaxTensorBytes.
+bool HasValidSize(const Tensor &tensor);
 
 class Tensor {
  public:
@@ -55,8 +64,9 @@ class Tensor {
 
   // Points the tensor at memory it does not own.
   void BindData(void *data) { data_ = data; }
-  // Gives the tensor its own zeroed storage of bytes() (constants, staging).
-  void AllocateOwned();
+  // Gives the tensor its own zeroed storage of bytes() (constants, staging);
+  // MACE_OUT_OF_RESOURCES, naming the tensor, when the machine cannot.
+  MaceStatus AllocateOwned();
   // A constant's data is known at init and never written at run time.
   bool is_constant() const { return is_constant_; }
   void set_constant(bool constant) { is_constant_ = constant; }

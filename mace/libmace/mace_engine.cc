@@ -410,7 +410,9 @@ MaceStatus MaceEngine::Impl::BindInputs(
     }
     if (transpose) {
       Tensor *staging = staging_.at(name).get();
-      if (!staging->has_data()) staging->AllocateOwned();
+      if (!staging->has_data()) {
+        MACE_RETURN_IF_ERROR(staging->AllocateOwned());
+      }
       TransposeImage(user.raw_data().get(), staging->raw_mutable_data(),
                      user.shape(), model_format == 2);
       tensor->BindData(staging->raw_mutable_data());

@@ -329,7 +329,7 @@ MaceStatus LoadConstTensor(const ConstTensor &proto, const NetDef &net,
   *borrowed = false;
   const int64_t count = tensor->size();
   if (proto.float_data_size() > 0 || proto.int32_data_size() > 0) {
-    tensor->AllocateOwned();
+    MACE_RETURN_IF_ERROR(tensor->AllocateOwned());
     if (compute == DT_INT32) {
       std::memcpy(tensor->raw_mutable_data(), proto.int32_data().data(),
                   count * 4);
@@ -349,7 +349,7 @@ MaceStatus LoadConstTensor(const ConstTensor &proto, const NetDef &net,
     *borrowed = true;
     return MaceStatus::MACE_SUCCESS;
   }
-  tensor->AllocateOwned();
+  MACE_RETURN_IF_ERROR(tensor->AllocateOwned());
   if (stored == compute) {
     std::memcpy(tensor->raw_mutable_data(), src, bytes);
     return MaceStatus::MACE_SUCCESS;

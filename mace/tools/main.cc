@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,21 @@ void PrintHelp(std::ostream &out) {
          "Exit status: 0 success, 1 failed check, 2 bad input.\n";
 }
 
+// Runs a command. An allocation that fails inside it (a model too large
+// for the machine, or one whose sizes are absurd) ends the command with an
+// error rather than an abort.
+int RunGuarded(const Subcommand &command, int argc, char **argv, int first) {
+  try {
+    return command.entry(argc, argv, first);
+  } catch (const std::bad_alloc &) {
+    std::cerr << "mace " << command.name
+              << ": error: out of memory (the model needs more than this "
+                 "machine has)"
+              << std::endl;
+    return mace::tools::kExitBadInput;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -68,7 +84,7 @@ int main(int argc, char **argv) {
   }
   std::vector<std::string> names;
   for (const Subcommand &command : kSubcommands) {
-    if (name == command.name) return command.entry(argc, argv, rest);
+    if (name == command.name) return RunGuarded(command, argc, argv, rest);
     names.push_back(command.name);
   }
   std::string message = "unknown command '" + name + "'";
