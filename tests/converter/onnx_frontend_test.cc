@@ -11,7 +11,9 @@
 #include "gtest/gtest.h"
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/converter/onnx/onnx.pb.h"
+#include "mace/converter/onnx/onnx_arity.h"
 #include "mace/converter/onnx/onnx_frontend.h"
+#include "mace/converter/onnx/onnx_lowering.h"
 
 namespace mace {
 namespace converter {
@@ -235,6 +237,43 @@ TEST(OnnxFrontendTest, NodeReadingAnUndefinedValueIsReported) {
   onnx::ModelProto model = ConvModel();
   model.mutable_graph()->mutable_node(0)->set_input(0, "ghost");
   ExpectMentions(Convert(Save(model, "ghost.onnx")), "ghost");
+}
+
+TEST(OnnxFrontendTest, EveryLoweredOpHasAnInputCount) {
+  for (const auto &entry : OnnxLowerings()) {
+    EXPECT_NE(OnnxInputArity(entry.first), nullptr) << entry.first;
+  }
+}
+
+// Found by tests/fuzz/onnx_fuzzer.cc: MatMul's lowering read the type of
+// an input the node did not have.
+TEST(OnnxFrontendTest, NodeWithTooFewInputsIsReported) {
+  onnx::ModelProto model = ConvModel();
+  auto *conv = model.mutable_graph()->mutable_node(0);
+  conv->mutable_input()->RemoveLast();
+  ExpectMentions(Convert(Save(model, "conv1.onnx")),
+                 "node 'conv' (Conv): expects 2 to 3 inputs, has 1");
+  conv->set_op_type("MatMul");
+  conv->clear_attribute();
+  conv->set_input(0, "");
+  ExpectMentions(Convert(Save(model, "matmul1.onnx")),
+                 "(MatMul): expects 2 inputs, has 1");
+  conv->add_input("");
+  ExpectMentions(Convert(Save(model, "matmul_absent.onnx")),
+                 "(MatMul): input 0 is required");
+}
+
+TEST(OnnxFrontendTest, NodeWithTooManyInputsIsReported) {
+  onnx::ModelProto model = ConvModel();
+  auto *relu = model.mutable_graph()->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("y");
+  relu->add_input("y");
+  relu->add_output("z");
+  model.mutable_graph()->mutable_output(0)->set_name("z");
+  ExpectMentions(Convert(Save(model, "relu2.onnx")),
+                 "node 'relu' (Relu): expects 1 input, has 2");
 }
 
 TEST(OnnxFrontendTest, NhwcInputsAndOutputsAreDeclaredSo) {

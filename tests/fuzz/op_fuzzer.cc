@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include <fuzzer/FuzzedDataProvider.h>
-
 #include "mace/model/model_builder.h"
 #include "mace/ops/op_registry.h"
 #include "mace/public/mace.h"
+#include "tests/fuzz/fuzz_util.h"
 
 namespace mace {
+namespace fuzz {
 namespace {
 
 // Argument names the ops read (mace/ops/*.cc) and strings they compare.
@@ -59,61 +59,6 @@ const char *const kStringValues[] = {
     "RELU",      "RELUX",     "TANH",      "SIGMOID",   "LEAKYRELU",
     "PRELU",     "ELU",       "GELU",      "CONSTANT",  "REFLECT",
     "SYMMETRIC", "EDGE",      "half_pixel", "asymmetric", "align_corners"};
-
-template <typename T, size_t kN>
-const T &Pick(FuzzedDataProvider *data, const T (&values)[kN]) {
-  return values[data->ConsumeIntegralInRange<size_t>(0, kN - 1)];
-}
-
-template <typename T>
-const T &Pick(FuzzedDataProvider *data, const std::vector<T> &values) {
-  return values[data->ConsumeIntegralInRange<size_t>(0, values.size() - 1)];
-}
-
-// Mostly small integers, sometimes ones that overflow or mean "all".
-int64_t AnyInt(FuzzedDataProvider *data) {
-  static const int64_t kExtremes[] = {-1000,        -2,         -1,
-                                      0,            1,          1000,
-                                      1 << 20,      1LL << 31,  -(1LL << 31),
-                                      1LL << 40,    INT64_MAX,  INT64_MIN};
-  if (data->ConsumeBool()) return data->ConsumeIntegralInRange<int64_t>(-3, 8);
-  return Pick(data, kExtremes);
-}
-
-float AnyFloat(FuzzedDataProvider *data) {
-  switch (data->ConsumeIntegralInRange(0, 3)) {
-    case 0:
-      return static_cast<float>(data->ConsumeIntegralInRange(-4, 8));
-    case 1:
-      return data->ConsumeFloatingPointInRange<float>(-2.0f, 2.0f);
-    case 2:
-      return data->ConsumeFloatingPoint<float>();  // NaN, inf, denormals
-    default:
-      return static_cast<float>(AnyInt(data));
-  }
-}
-
-// Elements of `dims`, or -1 when a dim is negative or the tensor is
-// larger than a fuzz run should allocate.
-int64_t ElementCount(const std::vector<int64_t> &dims) {
-  int64_t count = 1;
-  for (int64_t dim : dims) {
-    if (dim < 0 || dim > 4096) return -1;
-    count *= dim;
-    if (count > (1 << 16)) return -1;
-  }
-  return count;
-}
-
-std::vector<int64_t> AnyDims(FuzzedDataProvider *data, int max_rank) {
-  std::vector<int64_t> dims(data->ConsumeIntegralInRange(0, max_rank));
-  for (int64_t &dim : dims) {
-    dim = data->ConsumeIntegralInRange(0, 15) == 0
-              ? AnyInt(data)
-              : data->ConsumeIntegralInRange<int64_t>(1, 6);
-  }
-  return dims;
-}
 
 void AddAnyArg(FuzzedDataProvider *data, OperatorDef *op) {
   const std::string name = Pick(data, kArgNames);
@@ -204,40 +149,10 @@ void PrintModel(const NetDef &net) {
   }
 }
 
-// A load or run that fails must say why.
-void ExpectExplained(const MaceStatus &status) {
-  if (status != MaceStatus::MACE_SUCCESS && status.information().empty()) {
-    std::fprintf(stderr, "a failure without a message\n");
-    std::abort();
-  }
-}
-
-void RunOnce(FuzzedDataProvider *data, MaceEngine *engine,
-             const std::vector<int64_t> &input_dims, bool int32_input,
-             DataFormat input_format) {
-  const int64_t count = ElementCount(input_dims);
-  std::shared_ptr<float> buffer(new float[count + 1](),
-                                std::default_delete<float[]>());
-  for (int64_t i = 0; i < count && data->remaining_bytes() > 0; ++i) {
-    if (int32_input) {
-      const int32_t value = static_cast<int32_t>(AnyInt(data));
-      std::memcpy(buffer.get() + i, &value, sizeof(value));
-    } else {
-      buffer.get()[i] = AnyFloat(data);
-    }
-  }
-  std::map<std::string, MaceTensor> inputs{
-      {"in0", MaceTensor(input_dims, buffer, input_format,
-                         int32_input ? IDT_INT32 : IDT_FLOAT)}};
-  std::map<std::string, MaceTensor> outputs;
-  ExpectExplained(engine->Run(inputs, &outputs));
-}
-
 }  // namespace
-}  // namespace mace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
-  using namespace mace;  // NOLINT: the fuzzer's entry point is global
+// One fuzz input: a model of ops loaded and run.
+int FuzzOneInput(const uint8_t *bytes, size_t size) {
   static const std::vector<std::string> kTypes = OpRegistry::Global().Types();
   FuzzedDataProvider data(bytes, size);
   ModelBuilder builder("fuzz");
@@ -273,28 +188,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   }
   builder.AddOutput(last_output, {});
   if (std::getenv("MACE_FUZZ_DUMP") != nullptr) PrintModel(builder.net());
-  std::string graph, weights;
-  static const WeightStorage kStorages[] = {WeightStorage::kFloat32,
-                                            WeightStorage::kFloat16,
-                                            WeightStorage::kBFloat16};
-  if (builder.Serialize(Pick(&data, kStorages), &graph, &weights) !=
-      MaceStatus::MACE_SUCCESS) {
-    return 0;
-  }
-  MaceEngineConfig config(DeviceType::CPU);
-  config.SetCPUThreadPolicy(1, AFFINITY_NONE);
   std::shared_ptr<MaceEngine> engine;
-  const MaceStatus loaded = CreateMaceEngineFromProto(
-      reinterpret_cast<const unsigned char *>(graph.data()), graph.size(),
-      reinterpret_cast<const unsigned char *>(weights.data()), weights.size(),
-      {"in0"}, {last_output}, config, &engine);
-  ExpectExplained(loaded);
+  const MaceStatus loaded =
+      LoadModel(&data, builder, {"in0"}, {last_output}, &engine);
   // Valid models with huge intermediates are loaded, not run.
   if (loaded != MaceStatus::MACE_SUCCESS ||
       engine->planned_peak_bytes() > (64 << 20)) {
     return 0;
   }
-  RunOnce(&data, engine.get(), input_dims, int32_input,
-          format == 2 ? DataFormat::NCHW : DataFormat::NHWC);
+  RunOnce(&data, engine.get(),
+          {{"in0", input_dims, int32_input,
+            format == 2 ? DataFormat::NCHW : DataFormat::NHWC}});
   return 0;
 }
+
+}  // namespace fuzz
+}  // namespace mace

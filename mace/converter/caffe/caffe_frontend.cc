@@ -142,11 +142,8 @@ MaceStatus CaffeConverter::AddInput(const std::string &blob,
   input_blobs_.insert(blob);
   auto frozen = options_.constant_inputs.find(blob);
   if (frozen != options_.constant_inputs.end()) {
-    std::vector<float> values = frozen->second.floats;
-    if (frozen->second.is_int) {
-      values.assign(frozen->second.ints.begin(), frozen->second.ints.end());
-    }
-    graph_->AddConstant(blob, frozen->second.shape, values);
+    MACE_RETURN_IF_ERROR(
+        AddConstantInput(blob, frozen->second, /*is_int=*/false, graph_));
     names_.Set(blob, blob);
     return MaceStatus::MACE_SUCCESS;
   }

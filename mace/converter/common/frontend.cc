@@ -1,6 +1,7 @@
 #include "mace/converter/common/frontend.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "mace/converter/caffe/caffe_frontend.h"
 #include "mace/converter/onnx/onnx_frontend.h"
@@ -20,8 +21,13 @@ template <typename T, typename Stored>
 void AssignConverted(const Stored *data, int64_t count,
                      std::vector<T> *values) {
   values->resize(static_cast<size_t>(count));
-  std::transform(data, data + count, values->begin(),
-                 [](Stored v) { return static_cast<T>(v); });
+  std::transform(data, data + count, values->begin(), [](Stored v) {
+    if constexpr (std::is_integral_v<T> && std::is_floating_point_v<Stored>) {
+      return SaturatingCast<T>(v);
+    } else {
+      return static_cast<T>(v);
+    }
+  });
 }
 
 template <typename T>
@@ -63,6 +69,33 @@ void ConstantValues(const Tensor &tensor, std::vector<int64_t> *values) {
 
 void ConstantValues(const Tensor &tensor, std::vector<float> *values) {
   ConvertedValues(tensor, values);
+}
+
+MaceStatus AddConstantInput(const std::string &name,
+                            const ConvertOptions::ConstantInput &value,
+                            bool is_int, GraphBuilder *graph) {
+  const size_t given = value.is_int ? value.ints.size() : value.floats.size();
+  const int64_t needed = ShapeElementCount(value.shape);
+  if (needed < 0 || given != static_cast<size_t>(needed)) {
+    return InvalidArgs("constant input '", name, "' has ", given,
+                       " values, its shape ", ShapeToString(value.shape),
+                       " needs ", needed < 0 ? std::string("a valid shape")
+                                             : std::to_string(needed));
+  }
+  if (is_int) {
+    std::vector<int32_t> ints = value.ints;
+    if (!value.is_int) {
+      ints.resize(value.floats.size());
+      std::transform(value.floats.begin(), value.floats.end(), ints.begin(),
+                     SaturatingCast<int32_t>);
+    }
+    graph->AddConstantInt(name, value.shape, ints);
+  } else {
+    std::vector<float> floats = value.floats;
+    if (value.is_int) floats.assign(value.ints.begin(), value.ints.end());
+    graph->AddConstant(name, value.shape, floats);
+  }
+  return MaceStatus::MACE_SUCCESS;
 }
 
 MaceStatus ConvertSourceModel(const SourceModel &source,

@@ -6,7 +6,9 @@
 #ifndef MACE_CONVERTER_COMMON_FRONTEND_H_
 #define MACE_CONVERTER_COMMON_FRONTEND_H_
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -69,10 +71,31 @@ bool SourceIsNchw(const std::string &platform);
 std::vector<int64_t> ChannelLastPerm(int rank);
 std::vector<int64_t> ChannelSecondPerm(int rank);
 
+// `value` truncated toward zero and clamped to Int's range, NaN to 0: a
+// float from a model read as an integer, where a plain cast of an
+// out-of-range value is undefined.
+template <typename Int>
+Int SaturatingCast(float value) {
+  constexpr Int kMin = std::numeric_limits<Int>::min();
+  constexpr Int kMax = std::numeric_limits<Int>::max();
+  if (std::isnan(value)) return 0;
+  if (value <= static_cast<float>(kMin)) return kMin;
+  // float(kMax) rounds up to a power of two, which no Int holds.
+  if (value >= static_cast<float>(kMax)) return kMax;
+  return static_cast<Int>(value);
+}
+
 // The values of a constant int32 or float tensor, converted: what the
 // frontends read shapes, axes and scales from (floats truncate to ints).
 void ConstantValues(const Tensor &tensor, std::vector<int64_t> *values);
 void ConstantValues(const Tensor &tensor, std::vector<float> *values);
+
+// Adds an input frozen by ConvertOptions::constant_inputs to `graph` as a
+// constant of the input's own type (int32 when `is_int`), its values
+// converted; an error when they do not fill the given shape.
+MaceStatus AddConstantInput(const std::string &name,
+                            const ConvertOptions::ConstantInput &value,
+                            bool is_int, GraphBuilder *graph);
 
 // Runs the platform's frontend. Unknown platforms and frontends this build
 // lacks are errors that say so.

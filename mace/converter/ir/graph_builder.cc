@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <set>
 
 #include "mace/core/operation.h"
@@ -10,6 +12,35 @@
 
 namespace mace {
 namespace converter {
+namespace {
+
+// The most bytes (outputs and scratch) an op folded at conversion may use.
+constexpr int64_t kMaxFoldedBytes = int64_t{256} << 20;
+
+// AddConstant has no status to return: its caller already holds the
+// values in a vector of the same size, so a failure here is the same
+// out-of-memory as that vector's would have been, and is reported the
+// same way (the mace command reports std::bad_alloc).
+void AllocateOrThrow(Tensor *tensor) {
+  if (tensor->AllocateOwned() != MaceStatus::MACE_SUCCESS) {
+    throw std::bad_alloc();
+  }
+}
+
+// The model keeps the dims of its inputs and outputs as int32.
+MaceStatus CheckInfoDims(const char *kind, const std::string &name,
+                         const Shape &shape) {
+  for (int64_t dim : shape) {
+    if (dim > std::numeric_limits<int32_t>::max()) {
+      return InvalidArgs(kind, " '", name, "' has shape ",
+                         ShapeToString(shape), "; a model holds dims up to ",
+                         std::numeric_limits<int32_t>::max());
+    }
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+}  // namespace
 
 OpArg OpArg::Int(const std::string &name, int64_t value) {
   OpArg arg;
@@ -77,6 +108,9 @@ MaceStatus GraphBuilder::AddOutput(const std::string &name, int data_format) {
   if (!Has(name)) {
     return InvalidArgs("output '", name, "' is not produced by the graph");
   }
+  if (IsGraphOutput(name)) {
+    return InvalidArgs("output '", name, "' is listed twice");
+  }
   outputs_.push_back(name);
   output_formats_[name] = data_format;
   return MaceStatus::MACE_SUCCESS;
@@ -87,7 +121,7 @@ void GraphBuilder::AddConstant(const std::string &name, const Shape &shape,
   Tensor *tensor = NewTensor(name);
   tensor->set_shape(shape);
   tensor->set_dtype(DT_FLOAT);
-  tensor->AllocateOwned();
+  AllocateOrThrow(tensor);
   // Empty constants (a reduction over no axes) have no data to copy, and
   // memcpy must not see their null pointer.
   if (!values.empty()) {
@@ -102,7 +136,7 @@ void GraphBuilder::AddConstantInt(const std::string &name, const Shape &shape,
   Tensor *tensor = NewTensor(name);
   tensor->set_shape(shape);
   tensor->set_dtype(DT_INT32);
-  tensor->AllocateOwned();
+  AllocateOrThrow(tensor);
   // Empty constants (a reduction over no axes) have no data to copy, and
   // memcpy must not see their null pointer.
   if (!values.empty()) {
@@ -178,22 +212,34 @@ MaceStatus GraphBuilder::Infer(const OperatorDef &def, bool fold,
   // Only folded ops run here; the others need nothing but their shapes.
   context.set_will_run(fold && all_constant);
   MACE_RETURN_IF_ERROR(op->Prepare(&context));
+  int64_t output_bytes = 0;
   for (Tensor *output : outputs) {
-    if (output->size() < 0) {
+    if (!HasValidSize(*output)) {
       return InvalidArgs("op '", def.name(), "': output '", output->name(),
                          "' has invalid shape ",
-                         ShapeToString(output->shape()));
+                         ShapeToString(output->shape()), " or type ",
+                         DataTypeName(output->dtype()));
     }
+    output_bytes += output->bytes();
   }
-  if (!fold || !all_constant) return MaceStatus::MACE_SUCCESS;
-  for (Tensor *output : outputs) output->AllocateOwned();
+  // Larger results (or ones that need more scratch) stay ops, which the
+  // engine folds at load: the converter neither allocates them nor writes
+  // them into the weights.
+  if (!fold || !all_constant ||
+      output_bytes + context.scratch_bytes() > kMaxFoldedBytes) {
+    return MaceStatus::MACE_SUCCESS;
+  }
+  for (Tensor *output : outputs) {
+    MACE_RETURN_IF_ERROR(output->AllocateOwned());
+  }
   const bool alias = op->output_memory() == OutputMemory::kAliasInput0;
   if (alias && outputs[0]->bytes() > 0) {
     std::memcpy(outputs[0]->raw_mutable_data(), inputs[0]->raw_data(),
                 outputs[0]->bytes());
   }
-  std::vector<uint8_t> scratch(context.scratch_bytes());
-  context.BindScratch(scratch.data());
+  Tensor scratch("scratch", DT_UINT8, {context.scratch_bytes()});
+  MACE_RETURN_IF_ERROR(scratch.AllocateOwned());
+  context.BindScratch(scratch.raw_mutable_data());
   if (!alias) MACE_RETURN_IF_ERROR(op->Run(&context));
   for (Tensor *output : outputs) output->set_constant(true);
   *folded = true;
@@ -260,6 +306,17 @@ MaceStatus GraphBuilder::Finish(const std::string &model_name,
       if (needed.count(out)) keep[i] = true;
     }
     if (keep[i]) needed.insert(op.input().begin(), op.input().end());
+  }
+  // An output may be a graph input too, but some op must compute one.
+  if (std::find(keep.begin(), keep.end(), true) == keep.end()) {
+    return InvalidArgs("no op computes the outputs: each is a graph input");
+  }
+  for (const auto *names : {&inputs_, &outputs_}) {
+    for (const std::string &name : *names) {
+      MACE_RETURN_IF_ERROR(CheckInfoDims(
+          names == &inputs_ ? "input" : "output", name,
+          tensors_.at(name)->shape()));
+    }
   }
   for (const std::string &name : inputs_) {
     const Tensor &tensor = *tensors_.at(name);

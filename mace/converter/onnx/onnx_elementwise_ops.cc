@@ -403,16 +403,11 @@ MaceStatus LowerDropout(const OnnxNode &node, OnnxContext *context) {
   if (node.num_outputs() < 2 || node.Output(1).empty()) {
     return MaceStatus::MACE_SUCCESS;
   }
-  const Shape &shape = context->ShapeOf(x);
-  const int64_t count = ShapeElementCount(shape);
-  if (node.opset() < 10 && e.DtypeOf(x) == DT_FLOAT) {
-    context->graph()->AddConstant(node.Output(1), shape,
-                                  std::vector<float>(count, 1.0f));
-  } else {
-    context->graph()->AddConstantInt(node.Output(1), shape,
-                                     std::vector<int32_t>(count, 1));
-  }
-  return MaceStatus::MACE_SUCCESS;
+  // The mask: all ones (float before opset 10, bool after).
+  const Shape shape = context->ShapeOf(x);
+  const DataType mask_type =
+      node.opset() < 10 && e.DtypeOf(x) == DT_FLOAT ? DT_FLOAT : DT_INT32;
+  return EmitFilled(node, context, node.Output(1), shape, mask_type, 1.0);
 }
 
 // Mod on int32: a - q * b, q the quotient rounded down (fmod = 0: the

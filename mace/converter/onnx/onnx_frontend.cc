@@ -3,6 +3,7 @@
 #include <set>
 
 #include "mace/converter/onnx/onnx.pb.h"
+#include "mace/converter/onnx/onnx_arity.h"
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/converter/onnx/onnx_tensor.h"
 #include "mace/core/status.h"
@@ -25,9 +26,6 @@ MaceStatus ReadModel(const std::string &path, onnx::ModelProto *model) {
     return InvalidArgs("'", path,
                        "' is not a valid ONNX model (truncated or corrupted "
                        "protobuf)");
-  }
-  if (!model->has_graph() || model->graph().node_size() == 0) {
-    return InvalidArgs("'", path, "' has no graph or an empty graph");
   }
   return MaceStatus::MACE_SUCCESS;
 }
@@ -100,16 +98,7 @@ MaceStatus FreezeInput(const onnx::ValueInfoProto &input,
   MACE_RETURN_IF_ERROR(OnnxElemTypeIsInt(
       input.type().tensor_type().elem_type(), "input '" + input.name() + "'",
       &is_int));
-  if (is_int) {
-    std::vector<int32_t> ints = value.ints;
-    if (!value.is_int) ints.assign(value.floats.begin(), value.floats.end());
-    builder->AddConstantInt(input.name(), value.shape, ints);
-  } else {
-    std::vector<float> floats = value.floats;
-    if (value.is_int) floats.assign(value.ints.begin(), value.ints.end());
-    builder->AddConstant(input.name(), value.shape, floats);
-  }
-  return MaceStatus::MACE_SUCCESS;
+  return AddConstantInput(input.name(), value, is_int, builder);
 }
 
 MaceStatus AddInputs(const onnx::GraphProto &graph,
@@ -155,6 +144,21 @@ MaceStatus AddInputs(const onnx::GraphProto &graph,
   return MaceStatus::MACE_SUCCESS;
 }
 
+// An output of `node` that an earlier node, an initializer, a graph input
+// or another output of the node defines already; "" when none does.
+std::string RedefinedOutput(const OnnxNode &node, const OnnxContext &context) {
+  std::set<std::string> seen;
+  for (int i = 0; i < node.num_outputs(); ++i) {
+    const std::string &output = node.proto().output(i);
+    if (output.empty()) continue;
+    if (context.Find(node.Output(i)) != nullptr ||
+        !seen.insert(output).second) {
+      return output;
+    }
+  }
+  return "";
+}
+
 // Lowers every node, poisoning the outputs of nodes that fail so their
 // consumers are skipped rather than reported twice.
 void LowerNodes(const onnx::GraphProto &graph, OnnxContext *context,
@@ -186,6 +190,17 @@ void LowerNodes(const onnx::GraphProto &graph, OnnxContext *context,
       poison();
       continue;
     }
+    const OnnxArity *arity = OnnxInputArity(proto.op_type());
+    const MaceStatus arity_status =
+        arity == nullptr
+            ? node.Unsupported("the converter knows no input count for it")
+            : node.ExpectInputs(arity->min_inputs, arity->max_inputs);
+    if (arity_status != MaceStatus::MACE_SUCCESS) {
+      gaps->push_back({proto.op_type(), node.name(),
+                       arity_status.information()});
+      poison();
+      continue;
+    }
     std::string undefined;
     for (int i = 0; i < proto.input_size(); ++i) {
       if (node.HasInput(i) && !context->graph()->Has(node.Input(i))) {
@@ -198,6 +213,14 @@ void LowerNodes(const onnx::GraphProto &graph, OnnxContext *context,
                            "' is not produced by any node, initializer or "
                            "graph input"});
       poison();
+      continue;
+    }
+    const std::string redefined = RedefinedOutput(node, *context);
+    if (!redefined.empty()) {
+      gaps->push_back({proto.op_type(), node.name(),
+                       "output '" + redefined +
+                           "' is already defined (an ONNX value is "
+                           "assigned once)"});
       continue;
     }
     const MaceStatus status = lowering->second(node, context);
@@ -269,17 +292,31 @@ MaceStatus ConvertOnnxModel(const std::string &model_path,
   gaps->clear();
   onnx::ModelProto model;
   MACE_RETURN_IF_ERROR(ReadModel(model_path, &model));
+  return ConvertOnnxModelProto(model, model_path, DirectoryOf(model_path),
+                               options, graph, gaps);
+}
+
+MaceStatus ConvertOnnxModelProto(const onnx::ModelProto &model,
+                                 const std::string &label,
+                                 const std::string &model_dir,
+                                 const ConvertOptions &options,
+                                 GraphBuilder *graph,
+                                 std::vector<ConversionGap> *gaps) {
+  gaps->clear();
+  if (!model.has_graph() || model.graph().node_size() == 0) {
+    return InvalidArgs("'", label, "' has no graph or an empty graph");
+  }
   const int opset = DefaultOpset(model);
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset) {
-    gaps->push_back({"opset", model_path,
+    gaps->push_back({"opset", label,
                      StrCat("opset ", opset, " is outside the supported ",
                             kMinOnnxOpset, " to ", kMaxOnnxOpset)});
   }
   const onnx::GraphProto &onnx_graph = model.graph();
-  OnnxContext context(graph, opset, DirectoryOf(model_path));
+  OnnxContext context(graph, opset, model_dir);
   MACE_RETURN_IF_ERROR(WithContext(
       AddInitializers(onnx_graph, context.model_dir(), graph),
-      "'" + model_path + "'"));
+      "'" + label + "'"));
   for (const onnx::TensorProto &init : onnx_graph.initializer()) {
     context.SetOnnxType(init.name(), init.data_type());
   }

@@ -17,6 +17,10 @@
 #include "mace/public/mace.h"
 
 namespace mace {
+namespace onnx {
+class ModelProto;
+}  // namespace onnx
+
 namespace converter {
 
 // Converts `model_path`. When anything is unsupported, returns
@@ -25,6 +29,15 @@ MaceStatus ConvertOnnxModel(const std::string &model_path,
                             const ConvertOptions &options,
                             GraphBuilder *graph,
                             std::vector<ConversionGap> *gaps);
+
+// Converts a parsed model, which errors call `label` (its path); external
+// data is read from `model_dir`.
+MaceStatus ConvertOnnxModelProto(const onnx::ModelProto &model,
+                                 const std::string &label,
+                                 const std::string &model_dir,
+                                 const ConvertOptions &options,
+                                 GraphBuilder *graph,
+                                 std::vector<ConversionGap> *gaps);
 
 constexpr int kMinOnnxOpset = 7;
 // Opsets 22 to 26 changed only the element types the ops we lower accept

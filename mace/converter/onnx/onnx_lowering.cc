@@ -1,6 +1,9 @@
 #include "mace/converter/onnx/onnx_lowering.h"
 
+#include <limits>
+
 #include "mace/converter/common/frontend.h"
+#include "mace/converter/onnx/onnx_arity.h"
 #include "mace/converter/onnx/onnx_tensor.h"
 #include "mace/core/status.h"
 
@@ -54,8 +57,12 @@ const onnx::AttributeProto *OnnxNode::Find(const std::string &name) const {
 
 MaceStatus OnnxNode::ExpectInputs(int min, int max) const {
   if (num_inputs() < min || num_inputs() > max) {
-    return InvalidArgs("expects ", min, " to ", max, " inputs, has ",
-                       num_inputs());
+    const std::string count =
+        min == max ? std::to_string(min)
+        : max == kOnnxVariadic ? StrCat("at least ", min)
+                               : StrCat(min, " to ", max);
+    return InvalidArgs("expects ", count, max == 1 ? " input" : " inputs",
+                       ", has ", num_inputs());
   }
   for (int i = 0; i < min; ++i) {
     if (!HasInput(i)) return InvalidArgs("input ", i, " is required");
@@ -242,6 +249,30 @@ const OnnxLoweringTable &OnnxLowerings() {
     return built;
   }();
   return *table;
+}
+
+MaceStatus EmitFilled(const OnnxNode &node, OnnxContext *context,
+                      const std::string &name, const Shape &shape,
+                      DataType dtype, double value) {
+  std::vector<int32_t> dims;
+  for (int64_t dim : shape) {
+    if (dim < 0 || dim > std::numeric_limits<int32_t>::max()) {
+      return node.InvalidArgs("shape ", ShapeToString(shape),
+                              " has a dim outside 0 to 2^31 - 1");
+    }
+    dims.push_back(static_cast<int32_t>(dim));
+  }
+  GraphBuilder *graph = context->graph();
+  const std::string dims_name = context->Temp(name + "__shape");
+  graph->AddConstantInt(dims_name, {static_cast<int64_t>(dims.size())}, dims);
+  const std::string value_name = context->Temp(name + "__value");
+  if (dtype == DT_INT32) {
+    graph->AddConstantInt(value_name, {}, {static_cast<int32_t>(value)});
+  } else {
+    graph->AddConstant(value_name, {}, {static_cast<float>(value)});
+  }
+  return context->Emit("Fill", context->Temp(name + "__fill"),
+                       {dims_name, value_name}, {name});
 }
 
 }  // namespace converter

@@ -152,6 +152,14 @@ class OnnxContext {
   std::map<std::string, int> onnx_types_;
 };
 
+// A tensor of `shape` filled with `value`, in `dtype`, named `name`: a
+// Fill op, which folds to a constant unless it is too large to
+// (GraphBuilder::AddOp). An error naming `node` when a dim is negative or
+// above 2^31 - 1.
+MaceStatus EmitFilled(const OnnxNode &node, OnnxContext *context,
+                      const std::string &name, const Shape &shape,
+                      DataType dtype, double value);
+
 using OnnxLowering = MaceStatus (*)(const OnnxNode &node,
                                     OnnxContext *context);
 

@@ -82,27 +82,14 @@ MaceStatus EmitIdentity(const OnnxNode &node, OnnxContext *context,
   return context->Emit("Identity", node.name(), {input}, {node.Output(0)});
 }
 
-// A constant of `shape` filled with `value`, in `dtype`.
-void AddFilled(OnnxContext *context, const std::string &name,
-               const Shape &shape, DataType dtype, double value) {
-  const size_t count = static_cast<size_t>(ShapeElementCount(shape));
-  if (dtype == DT_INT32) {
-    context->graph()->AddConstantInt(
-        name, shape,
-        std::vector<int32_t>(count, ClampToInt32(static_cast<int64_t>(value))));
-  } else {
-    context->graph()->AddConstant(
-        name, shape, std::vector<float>(count, static_cast<float>(value)));
-  }
-}
-
 // x + zeros(zeros_shape): numpy broadcasting replicates x along the dims
 // where zeros_shape is larger, which is how Expand and Tile copy data.
 MaceStatus EmitBroadcast(const OnnxNode &node, OnnxContext *context,
                          const std::string &x, const Shape &zeros_shape,
                          const std::string &output) {
   const std::string zeros = context->Temp(node.name() + "__zeros");
-  AddFilled(context, zeros, zeros_shape, context->Find(x)->dtype(), 0.0);
+  MACE_RETURN_IF_ERROR(EmitFilled(node, context, zeros, zeros_shape,
+                                 context->Find(x)->dtype(), 0.0));
   return context->Emit("Eltwise", node.name(), {x, zeros}, {output},
                        {OpArg::Int("type", kEltwiseSum)});
 }
@@ -237,6 +224,11 @@ MaceStatus LowerTile(const OnnxNode &node, OnnxContext *context) {
   Shape split, zeros, out;
   for (int i = 0; i < x->rank(); ++i) {
     if (repeats[i] < 0) return node.InvalidArgs("negative repeat");
+    if (repeats[i] > 0 &&
+        x->dim(i) > std::numeric_limits<int64_t>::max() / repeats[i]) {
+      return node.InvalidArgs("repeat ", repeats[i], " of dim ", i, " (",
+                              x->dim(i), ") overflows");
+    }
     if (repeats[i] != 1) {
       split.push_back(1);
       zeros.push_back(repeats[i]);
@@ -335,10 +327,12 @@ MaceStatus LowerConstantOfShape(const OnnxNode &node, OnnxContext *context) {
       return node.InvalidArgs("attribute 'value' must hold one value");
     }
     dtype = t->dtype();
-    value = dtype == DT_INT32 ? t->data<int32_t>()[0] : t->data<float>()[0];
+    // Each branch converts to double itself: int32 through float would
+    // round large values.
+    value = dtype == DT_INT32 ? static_cast<double>(t->data<int32_t>()[0])
+                              : static_cast<double>(t->data<float>()[0]);
   }
-  AddFilled(context, node.Output(0), shape, dtype, value);
-  return MaceStatus::MACE_SUCCESS;
+  return EmitFilled(node, context, node.Output(0), shape, dtype, value);
 }
 
 // Range with constant start, limit and delta: a constant.
@@ -359,7 +353,10 @@ MaceStatus LowerRange(const OnnxNode &node, OnnxContext *context) {
   const double start = params[0], limit = params[1], delta = params[2];
   if (delta == 0.0) return node.InvalidArgs("delta is zero");
   const double count = std::max(std::ceil((limit - start) / delta), 0.0);
-  if (count > double{1 << 30}) return node.InvalidArgs("range too long");
+  // Written so that a NaN count (an infinite start or limit) fails too.
+  if (!(count <= double{1 << 30})) {
+    return node.InvalidArgs("range too long");
+  }
   const int64_t n = static_cast<int64_t>(count);
   if (is_int) {
     std::vector<int32_t> values;
@@ -389,7 +386,7 @@ MaceStatus EmitCast(const OnnxNode &node, OnnxContext *context, DataType target,
                          {OpArg::Int("T", target)});
   }
   const std::string zero = context->Temp(node.name() + "__zero");
-  AddFilled(context, zero, {}, x->dtype(), 0.0);
+  MACE_RETURN_IF_ERROR(EmitFilled(node, context, zero, {}, x->dtype(), 0.0));
   const std::vector<OpArg> not_equal{OpArg::Int("type", kEltwiseNotEqual)};
   if (x->dtype() == DT_INT32) {
     return context->Emit("Eltwise", node.name(), {node.Input(0), zero},

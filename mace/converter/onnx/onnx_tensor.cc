@@ -13,24 +13,6 @@ namespace {
 
 using onnx::TensorProto;
 
-int ElemSize(int type) {
-  switch (type) {
-    case TensorProto::FLOAT: case TensorProto::INT32:
-    case TensorProto::UINT32:
-      return 4;
-    case TensorProto::DOUBLE: case TensorProto::INT64:
-    case TensorProto::UINT64:
-      return 8;
-    case TensorProto::FLOAT16: case TensorProto::BFLOAT16:
-    case TensorProto::INT16: case TensorProto::UINT16:
-      return 2;
-    case TensorProto::INT8: case TensorProto::UINT8: case TensorProto::BOOL:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 int32_t ClampToInt32(int64_t v) {
   if (v > std::numeric_limits<int32_t>::max()) {
     return std::numeric_limits<int32_t>::max();
@@ -149,7 +131,7 @@ MaceStatus DecodeOnnxTensor(const TensorProto &proto,
   }
   tensor->floats.clear();
   tensor->ints.clear();
-  const int64_t bytes = count * ElemSize(type);
+  const int64_t bytes = count * OnnxElemSize(type);
   std::string external;
   const std::string *raw = nullptr;
   if (proto.data_location() == TensorProto::EXTERNAL) {
@@ -165,7 +147,7 @@ MaceStatus DecodeOnnxTensor(const TensorProto &proto,
                          ShapeToString(tensor->shape), " (", bytes,
                          " bytes)");
     }
-    const int size = ElemSize(type);
+    const int size = OnnxElemSize(type);
     for (int64_t i = 0; i < count; ++i) {
       const char *p = raw->data() + i * size;
       if (tensor->is_int) {
@@ -224,6 +206,24 @@ MaceStatus DecodeOnnxTensor(const TensorProto &proto,
                        " elements)");
   }
   return MaceStatus::MACE_SUCCESS;
+}
+
+int OnnxElemSize(int type) {
+  switch (type) {
+    case TensorProto::FLOAT: case TensorProto::INT32:
+    case TensorProto::UINT32:
+      return 4;
+    case TensorProto::DOUBLE: case TensorProto::INT64:
+    case TensorProto::UINT64:
+      return 8;
+    case TensorProto::FLOAT16: case TensorProto::BFLOAT16:
+    case TensorProto::INT16: case TensorProto::UINT16:
+      return 2;
+    case TensorProto::INT8: case TensorProto::UINT8: case TensorProto::BOOL:
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 }  // namespace converter

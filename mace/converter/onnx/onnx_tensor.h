@@ -33,6 +33,10 @@ MaceStatus DecodeOnnxTensor(const onnx::TensorProto &proto,
 MaceStatus OnnxElemTypeIsInt(int elem_type, const std::string &what,
                              bool *is_int);
 
+// Bytes of one element in raw_data; 0 for types without a fixed size
+// (strings, complex) and unknown ones.
+int OnnxElemSize(int elem_type);
+
 }  // namespace converter
 }  // namespace mace
 

@@ -157,16 +157,7 @@ MaceStatus AddPlaceholder(const tf::NodeDef &proto,
     const ConvertOptions::ConstantInput &value = frozen->second;
     MACE_RETURN_IF_ERROR(
         CheckGivenShape(proto.name(), value.shape, declared, known));
-    if (is_int) {
-      std::vector<int32_t> ints = value.ints;
-      if (!value.is_int) ints.assign(value.floats.begin(), value.floats.end());
-      graph->AddConstantInt(proto.name(), value.shape, ints);
-    } else {
-      std::vector<float> floats = value.floats;
-      if (value.is_int) floats.assign(value.ints.begin(), value.ints.end());
-      graph->AddConstant(proto.name(), value.shape, floats);
-    }
-    return MaceStatus::MACE_SUCCESS;
+    return AddConstantInput(proto.name(), value, is_int, graph);
   }
   Shape shape;
   auto given = options.input_shapes.find(proto.name());
