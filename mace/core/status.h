@@ -4,6 +4,7 @@
 #ifndef MACE_CORE_STATUS_H_
 #define MACE_CORE_STATUS_H_
 
+#include <new>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -44,6 +45,19 @@ MaceStatus RuntimeError(const Pieces &...pieces) {
 template <typename... Pieces>
 MaceStatus OutOfResources(const Pieces &...pieces) {
   return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES, StrCat(pieces...));
+}
+
+// Runs `fn`, turning a std::bad_alloc thrown inside it (a container of
+// the engine outgrowing the machine, for a model whose sizes are absurd)
+// into MACE_OUT_OF_RESOURCES: at the API's edge, so that no allocation
+// ends the caller's process.
+template <typename Fn>
+MaceStatus OutOfMemoryAsStatus(const std::string &what, Fn &&fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc &) {
+    return OutOfResources(what, ": out of memory");
+  }
 }
 
 // Prefixes the message of a failed status with context ("op conv1: ").

@@ -198,6 +198,7 @@ class MaceEngine::Impl {
  public:
   explicit Impl(const MaceEngineConfig &config) : config_(config) {}
 
+  // Load, with an allocation that fails inside it reported as a status.
   MaceStatus Init(NetDef net, const std::vector<std::string> &input_nodes,
                   const std::vector<std::string> &output_nodes,
                   const unsigned char *weights, int64_t weights_size,
@@ -215,6 +216,11 @@ class MaceEngine::Impl {
   int64_t planned_peak_bytes() const { return net_.arena_bytes(); }
 
  private:
+  MaceStatus Load(NetDef net, const std::vector<std::string> &input_nodes,
+                  const std::vector<std::string> &output_nodes,
+                  const unsigned char *weights, int64_t weights_size,
+                  bool *model_data_unused, MaceEngine *tutor,
+                  PackedWeightStore *packed_weights);
   // Run without the workers' rest that follows it.
   MaceStatus RunSteps(const std::map<std::string, MaceTensor> &inputs,
                       std::map<std::string, MaceTensor> *outputs,
@@ -243,6 +249,19 @@ class MaceEngine::Impl {
 };
 
 MaceStatus MaceEngine::Impl::Init(NetDef net,
+                                  const std::vector<std::string> &input_nodes,
+                                  const std::vector<std::string> &output_nodes,
+                                  const unsigned char *weights,
+                                  int64_t weights_size, bool *model_data_unused,
+                                  MaceEngine *tutor,
+                                  PackedWeightStore *packed_weights) {
+  return OutOfMemoryAsStatus("loading the model", [&] {
+    return Load(std::move(net), input_nodes, output_nodes, weights,
+                weights_size, model_data_unused, tutor, packed_weights);
+  });
+}
+
+MaceStatus MaceEngine::Impl::Load(NetDef net,
                                   const std::vector<std::string> &input_nodes,
                                   const std::vector<std::string> &output_nodes,
                                   const unsigned char *weights,
@@ -487,7 +506,9 @@ MaceStatus MaceEngine::Impl::Run(
     std::map<std::string, MaceTensor> *outputs, RunMetadata *run_metadata) {
   if (!initialized_) return InvalidArgs("the engine is not initialized");
   if (outputs == nullptr) return InvalidArgs("outputs must not be null");
-  MaceStatus status = RunSteps(inputs, outputs, run_metadata);
+  MaceStatus status = OutOfMemoryAsStatus("running the model", [&] {
+    return RunSteps(inputs, outputs, run_metadata);
+  });
   // Nothing follows soon: the workers sleep now rather than spin.
   thread_pool_->Rest();
   return status;

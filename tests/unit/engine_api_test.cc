@@ -3,11 +3,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "mace/core/aligned_buffer.h"
+#include "mace/core/status.h"
 #include "mace/model/model_builder.h"
 #include "mace/public/mace.h"
 #include "tests/common/reference.h"
@@ -92,6 +94,21 @@ std::vector<float> Values(const MaceTensor &tensor) {
   for (int64_t d : tensor.shape()) count *= d;
   const float *data = tensor.data().get();
   return std::vector<float>(data, data + count);
+}
+
+// What the engine's Init and Run go through: an allocation that fails
+// inside them is a status, not an exception out of the library.
+TEST(EngineApiTest, AllocationFailureInsideTheEngineIsAStatus) {
+  const MaceStatus status =
+      OutOfMemoryAsStatus("loading the model", []() -> MaceStatus {
+        throw std::bad_alloc();  // as operator new does when memory runs out
+      });
+  EXPECT_EQ(status.code(), MaceStatus::MACE_OUT_OF_RESOURCES);
+  EXPECT_EQ(status.information(), "loading the model: out of memory");
+  EXPECT_EQ(OutOfMemoryAsStatus("running", [] {
+              return MaceStatus(MaceStatus::MACE_SUCCESS);
+            }),
+            MaceStatus::MACE_SUCCESS);
 }
 
 TEST(EngineApiTest, RunMatchesReferenceWithUserOutputBuffer) {
