@@ -545,6 +545,47 @@ TEST_F(CaffeFrontendTest, ProposalBecomesTheNhwcOpWithCaffesRoisShape) {
 
 // ---- bad input ----------------------------------------------------------
 
+// Found by tests/fuzz/caffe_fuzzer.cc: axis + num_axes overflowed int64
+// (undefined behaviour) before it was compared with the input's rank.
+TEST(CaffeFrontendAxesTest, AxesFarOutsideTheInputAreErrors) {
+  const std::string huge = "9223372036854775807";
+  const struct {
+    std::string layer;
+    std::string needle;
+  } cases[] = {
+      {"layer { name: 'b' type: 'Bias' bottom: 'data' top: 'b' "
+       "bias_param { axis: " + huge + " } }",
+       "bias axes do not fit"},
+      {"layer { name: 'b' type: 'Bias' bottom: 'data' top: 'b' "
+       "bias_param { num_axes: " + huge + " } }",
+       "bias axes do not fit"},
+      {"layer { name: 's' type: 'Scale' bottom: 'data' top: 's' "
+       "scale_param { axis: " + huge + " } }",
+       "scale axes do not fit"},
+      {"layer { name: 'r' type: 'Reshape' bottom: 'data' top: 'r' "
+       "reshape_param { shape { dim: 0 } axis: " + huge +
+           " num_axes: 1 } }",
+       "do not fit input"},
+      {"layer { name: 'r' type: 'Reshape' bottom: 'data' top: 'r' "
+       "reshape_param { shape { dim: 0 } axis: 1 num_axes: " + huge + " } }",
+       "do not fit input"},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE(c.layer);
+    // A graph of its own for each case (the fixture's holds one net).
+    GraphBuilder graph;
+    std::vector<ConversionGap> gaps;
+    const MaceStatus status = ConvertCaffeModel(
+        WriteFile("axes.prototxt", InputLayer({1, 3, 2, 2}) + c.layer),
+        WriteFile("axes.caffemodel",
+                  CaffeModelBytes({{"b", {{1, 2, 3}}}, {"s", {{1, 2, 3}}}})),
+        {}, &graph, &gaps);
+    ASSERT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+    EXPECT_NE(status.information().find(c.needle), std::string::npos)
+        << status.information();
+  }
+}
+
 TEST_F(CaffeFrontendTest, SyntaxErrorNamesLineAndColumn) {
   const MaceStatus status = Convert(
       InputLayer({1, 1, 2, 2}) + "layer {\n  name: 'r'\n  type 'ReLU'\n}\n",

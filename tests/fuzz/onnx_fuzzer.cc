@@ -10,13 +10,8 @@
 //   the lowerings read, of any attribute type;
 // - the converter's options: NHWC inputs / outputs, a given input shape, a
 //   frozen input, the outputs to keep.
-// The converter runs as `mace convert` does (frontend, default passes,
-// Finish). A failure at any stage must carry a message. What converts
-// must load in the engine: the converter infers every shape with the
-// runtime ops' own checks, so a load that refuses its model (other than
-// for lack of memory) is a converter bug. The loaded model runs once on
-// fuzzer-chosen inputs, where a failure needs only a message (ops check
-// input values, such as gather indices, at run time).
+// The converter runs as `mace convert` does, and what converts is loaded
+// and run (converted_model.h says what counts as a bug there).
 //
 // Built by scripts/fuzz_ops.sh (clang, -DMACE_FUZZERS=ON, ASan + UBSan)
 // with `onnx` as its third argument; not part of CTest. Replaying an
@@ -39,9 +34,9 @@
 #include "mace/converter/onnx/onnx_frontend.h"
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/converter/onnx/onnx_tensor.h"
-#include "mace/converter/passes/passes.h"
 #include "mace/model/model_builder.h"
 #include "mace/public/mace.h"
+#include "tests/fuzz/converted_model.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace mace {
@@ -333,42 +328,6 @@ void PrintOptions(const converter::ConvertOptions &options) {
   }
 }
 
-// The inputs the converted model declares.
-std::vector<FuzzInput> ModelInputs(const NetDef &net) {
-  std::vector<FuzzInput> inputs;
-  for (const InputOutputInfo &info : net.input_info()) {
-    FuzzInput input;
-    input.name = info.name();
-    input.dims.assign(info.dims().begin(), info.dims().end());
-    input.is_int32 = info.data_type() == DT_INT32;
-    input.format = static_cast<DataFormat>(info.data_format());
-    inputs.push_back(input);
-  }
-  return inputs;
-}
-
-void LoadAndRun(FuzzedDataProvider *data, const ModelBuilder &model) {
-  std::vector<std::string> input_names, output_names;
-  for (const InputOutputInfo &info : model.net().input_info()) {
-    input_names.push_back(info.name());
-  }
-  for (const InputOutputInfo &info : model.net().output_info()) {
-    output_names.push_back(info.name());
-  }
-  std::shared_ptr<MaceEngine> engine;
-  const MaceStatus loaded =
-      LoadModel(data, model, input_names, output_names, &engine);
-  if (loaded == MaceStatus::MACE_OUT_OF_RESOURCES) return;
-  if (loaded != MaceStatus::MACE_SUCCESS) {
-    std::fprintf(stderr, "the engine refused a converted model: %s\n",
-                 loaded.information().c_str());
-    std::abort();
-  }
-  // Valid models with huge intermediates are loaded, not run.
-  if (engine->planned_peak_bytes() > (64 << 20)) return;
-  RunOnce(data, engine.get(), ModelInputs(model.net()));
-}
-
 }  // namespace
 
 // One fuzz input: an ONNX model converted, loaded and run.
@@ -393,16 +352,7 @@ int FuzzOneInput(const uint8_t *bytes, size_t size) {
   MaceStatus status = converter::ConvertOnnxModelProto(
       model, "fuzz.onnx", "/nonexistent-mace-fuzz", options, &graph, &gaps);
   ExpectExplained(status, "conversion");
-  if (status == MaceStatus::MACE_SUCCESS) {
-    status = converter::RunDefaultPasses(&graph);
-    ExpectExplained(status, "passes");
-  }
-  ModelBuilder converted("fuzz");
-  if (status == MaceStatus::MACE_SUCCESS) {
-    status = graph.Finish("fuzz", &converted);
-    ExpectExplained(status, "finish");
-  }
-  if (status == MaceStatus::MACE_SUCCESS) LoadAndRun(&data, converted);
+  if (status == MaceStatus::MACE_SUCCESS) FinishLoadAndRun(&data, &graph);
   return 0;
 }
 

@@ -11,6 +11,12 @@ namespace mace {
 namespace converter {
 namespace {
 
+// Whether `count` axes from `axis` lie inside a rank-`rank` shape; written
+// so that no sum of the layer's (unchecked) values can overflow.
+bool AxesFit(int64_t axis, int64_t count, int rank) {
+  return axis >= 0 && axis <= rank && count >= 0 && count <= rank - axis;
+}
+
 MaceStatus OneInOneOut(const CaffeLayer &layer) {
   MACE_RETURN_IF_ERROR(layer.ExpectBottoms(1, 1));
   return layer.ExpectTops(1, 1);
@@ -235,7 +241,7 @@ MaceStatus LowerGeneralScale(const CaffeLayer &layer, CaffeContext *context) {
     scale_rank = num_axes < 0 ? rank - axis : num_axes;
     bias_blob = 1;
   }
-  if (axis < 0 || axis + scale_rank > rank) {
+  if (!AxesFit(axis, scale_rank, rank)) {
     return layer.InvalidArgs("axis ", axis, " and ", scale_rank,
                              " scale axes do not fit input ",
                              ShapeToString(in));
@@ -466,7 +472,7 @@ MaceStatus LowerBias(const CaffeLayer &layer, CaffeContext *context) {
   const int64_t bias_rank = layer.num_bottoms() == 2
                                 ? context->RankOf(layer.Bottom(1))
                                 : (num_axes < 0 ? rank - axis : num_axes);
-  if (axis < 0 || axis + bias_rank > rank) {
+  if (!AxesFit(axis, bias_rank, rank)) {
     return layer.InvalidArgs("axis ", axis, " and ", bias_rank,
                              " bias axes do not fit input ", ShapeToString(in));
   }

@@ -406,6 +406,15 @@ MaceStatus ConvertCaffeModel(const std::string &prototxt_path,
   MACE_RETURN_IF_ERROR(ReadCaffePrototxt(prototxt_path, &net));
   BlobMap blobs;
   MACE_RETURN_IF_ERROR(ReadCaffeModelBlobs(caffemodel_path, &blobs));
+  return ConvertCaffeNet(net, blobs, options, graph, gaps);
+}
+
+MaceStatus ConvertCaffeNet(
+    const CaffeNetDef &net,
+    const std::map<std::string, std::vector<CaffeBlob>> &blobs,
+    const ConvertOptions &options, GraphBuilder *graph,
+    std::vector<ConversionGap> *gaps) {
+  gaps->clear();
   CaffeConverter converter(net, blobs, options, graph);
   return converter.Run(gaps);
 }

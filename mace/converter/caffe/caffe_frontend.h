@@ -7,9 +7,11 @@
 #ifndef MACE_CONVERTER_CAFFE_CAFFE_FRONTEND_H_
 #define MACE_CONVERTER_CAFFE_CAFFE_FRONTEND_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "mace/converter/caffe/caffe_net.h"
 #include "mace/converter/common/frontend.h"
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/public/mace.h"
@@ -25,6 +27,14 @@ MaceStatus ConvertCaffeModel(const std::string &prototxt_path,
                              const std::string &caffemodel_path,
                              const ConvertOptions &options, GraphBuilder *graph,
                              std::vector<ConversionGap> *gaps);
+
+// Converts a net already parsed, with its blobs (ParseCaffePrototxt and
+// ParseCaffeModelBlobs, caffe_net.h).
+MaceStatus ConvertCaffeNet(
+    const CaffeNetDef &net,
+    const std::map<std::string, std::vector<CaffeBlob>> &blobs,
+    const ConvertOptions &options, GraphBuilder *graph,
+    std::vector<ConversionGap> *gaps);
 
 }  // namespace converter
 }  // namespace mace

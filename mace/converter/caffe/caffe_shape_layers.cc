@@ -147,11 +147,13 @@ MaceStatus LowerReshape(const CaffeLayer &layer, CaffeContext *context) {
   const int rank = static_cast<int>(in.size());
   // Caffe: a negative axis counts from one past the end.
   const int64_t start = axis < 0 ? axis + rank + 1 : axis;
-  const int64_t end = num_axes == -1 ? rank : start + num_axes;
-  if (start < 0 || start > rank || num_axes < -1 || end > rank) {
+  // Compared before start + num_axes is formed, which could overflow.
+  if (start < 0 || start > rank || num_axes < -1 ||
+      (num_axes != -1 && num_axes > rank - start)) {
     return layer.InvalidArgs("axis ", axis, " / num_axes ", num_axes,
                              " do not fit input ", ShapeToString(in));
   }
+  const int64_t end = num_axes == -1 ? rank : start + num_axes;
   Shape shape(in.begin(), in.begin() + start);
   int64_t known = 1, infer_at = -1;
   for (size_t i = 0; i < dims.size(); ++i) {
