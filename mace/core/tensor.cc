@@ -56,9 +56,9 @@ MaceStatus Tensor::AllocateOwned() {
   // A tensor larger than the machine fails here rather than in the kernel's
   // lazy page-in, and a failed allocation is an error, not an exception
   // through the library's callers.
-  const int64_t n = std::max<int64_t>(HasValidSize(*this) ? bytes() : 0, 1);
-  if (!HasValidSize(*this) ||
-      static_cast<uint64_t>(n) > PhysicalMemoryBytes()) {
+  const bool valid = HasValidSize(*this);
+  const int64_t n = std::max<int64_t>(valid ? bytes() : 0, 1);
+  if (!valid || static_cast<uint64_t>(n) > PhysicalMemoryBytes()) {
     return OutOfResources("tensor '", name_, "' of shape ",
                           ShapeToString(shape_),
                           " needs more memory than this machine has");

@@ -263,6 +263,19 @@ TEST(OnnxFrontendTest, NodeWithTooFewInputsIsReported) {
                  "(MatMul): input 0 is required");
 }
 
+// ONNX has no optional variadic inputs: an empty one is an error.
+TEST(OnnxFrontendTest, VariadicNodeWithAnEmptyInputIsReported) {
+  onnx::ModelProto model = ConvModel();
+  auto *sum = model.mutable_graph()->add_node();
+  sum->set_op_type("Sum");
+  sum->set_name("sum");
+  for (const char *input : {"y", "", "y"}) sum->add_input(input);
+  sum->add_output("z");
+  model.mutable_graph()->mutable_output(0)->set_name("z");
+  ExpectMentions(Convert(Save(model, "sum_empty.onnx")),
+                 "node 'sum' (Sum): input 1 is required");
+}
+
 TEST(OnnxFrontendTest, NodeWithTooManyInputsIsReported) {
   onnx::ModelProto model = ConvModel();
   auto *relu = model.mutable_graph()->add_node();

@@ -175,11 +175,7 @@ MaceStatus CheckKernel(const OnnxNode &node, const Window &w, const Shape &ws) {
 }
 
 MaceStatus ExpectFloat(const OnnxNode &node, OnnxContext *context, int input) {
-  const Tensor *tensor = context->Find(node.Input(input));
-  if (tensor == nullptr) {
-    return node.InvalidArgs("input ", input, " is required");
-  }
-  if (tensor->dtype() != DT_FLOAT) {
+  if (context->Find(node.Input(input))->dtype() != DT_FLOAT) {
     return node.Unsupported("integer input ", input, " '", node.Input(input),
                             "' (only float types)");
   }

@@ -71,21 +71,6 @@ class Emitter {
   OnnxContext *context_;
 };
 
-MaceStatus ExpectInputs(const OnnxNode &node, int min_count, int max_count) {
-  int count = 0;
-  for (int i = 0; i < node.num_inputs(); ++i) {
-    if (!node.HasInput(i)) {
-      return node.InvalidArgs("input ", i, " is empty");
-    }
-    ++count;
-  }
-  if (count < min_count || count > max_count) {
-    return node.InvalidArgs("takes ", min_count, " to ", max_count,
-                            " inputs, got ", count);
-  }
-  return MaceStatus::MACE_SUCCESS;
-}
-
 // The value of a one-element constant that a float `scalar_input` holds
 // exactly for `dtype`; false when `name` is not such a constant.
 bool ExactScalarConstant(const OnnxContext &context, const std::string &name,
@@ -127,14 +112,12 @@ MaceStatus EmitBinary(const Emitter &e, int type, const std::string &a,
 
 template <int kType>
 MaceStatus LowerBinary(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 2, 2));
   Emitter e(node, context);
   return EmitBinary(e, kType, node.Input(0), node.Input(1), node.Output(0));
 }
 
 template <int kType>
 MaceStatus LowerUnary(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 1, 1));
   return Emitter(node, context).Eltwise(kType, {node.Input(0)}, node.Output(0));
 }
 
@@ -142,7 +125,6 @@ MaceStatus LowerUnary(const OnnxNode &node, OnnxContext *context) {
 // through float, and an int result is rounded before the cast back so that
 // exact powers stay exact (up to 2^24).
 MaceStatus LowerPow(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 2, 2));
   Emitter e(node, context);
   std::string base = node.Input(0), exponent = node.Input(1);
   const bool int_base = e.DtypeOf(base) == DT_INT32;
@@ -167,7 +149,6 @@ MaceStatus LowerPow(const OnnxNode &node, OnnxContext *context) {
 // Max, Min, Sum: a left fold of binary ops; one input is a copy.
 template <int kType>
 MaceStatus LowerVariadic(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 1, 1 << 20));
   Emitter e(node, context);
   const int n = node.num_inputs();
   if (n == 1) return e.Op("Identity", {node.Input(0)}, node.Output(0));
@@ -182,7 +163,6 @@ MaceStatus LowerVariadic(const OnnxNode &node, OnnxContext *context) {
 
 // Mean: the sum divided by the input count (as ONNX's reference computes).
 MaceStatus LowerMean(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 1, 1 << 20));
   Emitter e(node, context);
   const int n = node.num_inputs();
   if (n == 1) return e.Op("Identity", {node.Input(0)}, node.Output(0));
@@ -202,7 +182,6 @@ MaceStatus LowerMean(const OnnxNode &node, OnnxContext *context) {
 // so float comparisons end in a Cast.
 template <int kType>
 MaceStatus LowerComparison(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 2, 2));
   Emitter e(node, context);
   if (e.DtypeOf(node.Input(0)) == DT_INT32) {
     return EmitBinary(e, kType, node.Input(0), node.Input(1), node.Output(0));
@@ -217,7 +196,6 @@ MaceStatus LowerComparison(const OnnxNode &node, OnnxContext *context) {
 // not).
 template <int kStrictType>
 MaceStatus LowerOrEqual(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 2, 2));
   Emitter e(node, context);
   const std::string a = node.Input(0), b = node.Input(1);
   const std::string strict = e.Temp("strict");
@@ -241,7 +219,6 @@ MaceStatus ExpectBool(const OnnxNode &node, const Emitter &e, int input) {
 }
 
 MaceStatus LowerNot(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 1, 1));
   Emitter e(node, context);
   MACE_RETURN_IF_ERROR(ExpectBool(node, e, 0));
   return e.EltwiseScalar(kSub, node.Input(0), 1.0f, 0, node.Output(0));
@@ -250,7 +227,6 @@ MaceStatus LowerNot(const OnnxNode &node, OnnxContext *context) {
 // And = min, Or = max, Xor = not-equal on 0/1 values.
 template <int kType>
 MaceStatus LowerLogic(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 2, 2));
   Emitter e(node, context);
   MACE_RETURN_IF_ERROR(ExpectBool(node, e, 0));
   MACE_RETURN_IF_ERROR(ExpectBool(node, e, 1));
@@ -340,7 +316,6 @@ MaceStatus LowerWhereFloat(const Emitter &e, const std::string &c,
 }
 
 MaceStatus LowerWhere(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 3, 3));
   Emitter e(node, context);
   MACE_RETURN_IF_ERROR(ExpectBool(node, e, 0));
   const std::string c = node.Input(0), x = node.Input(1), y = node.Input(2);
@@ -366,7 +341,6 @@ MaceStatus LowerWhere(const OnnxNode &node, OnnxContext *context) {
 }
 
 MaceStatus LowerIdentity(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 1, 1));
   return Emitter(node, context).Op("Identity", {node.Input(0)}, node.Output(0));
 }
 
@@ -395,7 +369,6 @@ MaceStatus DropoutIsIdentity(const OnnxNode &node, OnnxContext *context) {
 // Dropout at inference is the identity; its mask is all true (ones of
 // the input's type before opset 10).
 MaceStatus LowerDropout(const OnnxNode &node, OnnxContext *context) {
-  if (!node.HasInput(0)) return node.InvalidArgs("input 0 is empty");
   MACE_RETURN_IF_ERROR(DropoutIsIdentity(node, context));
   Emitter e(node, context);
   const std::string x = node.Input(0);
@@ -414,7 +387,6 @@ MaceStatus LowerDropout(const OnnxNode &node, OnnxContext *context) {
 // result takes the divisor's sign, as Python) or toward zero (fmod = 1, as
 // C's fmod). Exact in wrap-around int32 arithmetic.
 MaceStatus LowerMod(const OnnxNode &node, OnnxContext *context) {
-  MACE_RETURN_IF_ERROR(ExpectInputs(node, 2, 2));
   int64_t fmod = 0;
   MACE_RETURN_IF_ERROR(node.Int("fmod", 0, &fmod));
   Emitter e(node, context);

@@ -64,7 +64,10 @@ MaceStatus OnnxNode::ExpectInputs(int min, int max) const {
     return InvalidArgs("expects ", count, max == 1 ? " input" : " inputs",
                        ", has ", num_inputs());
   }
-  for (int i = 0; i < min; ++i) {
+  // A variadic op's inputs are all required (ONNX has no optional
+  // variadic inputs); others, the first `min`.
+  const int required = max == kOnnxVariadic ? num_inputs() : min;
+  for (int i = 0; i < required; ++i) {
     if (!HasInput(i)) return InvalidArgs("input ", i, " is required");
   }
   return MaceStatus::MACE_SUCCESS;
