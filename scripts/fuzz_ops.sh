@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing with clang, libFuzzer, AddressSanitizer and
-# UndefinedBehaviorSanitizer, of one of two targets:
+# UndefinedBehaviorSanitizer, of one of these targets:
 # - ops (tests/fuzz/op_fuzzer.cc): the ops' argument and shape checking;
 #   each input is a model of one to three ops of any registered type;
 # - onnx (tests/fuzz/onnx_fuzzer.cc): the ONNX converter, then the engine
 #   on what it converts; each input is an ONNX model of one to four nodes;
 # - caffe (tests/fuzz/caffe_fuzzer.cc): the same for Caffe, each input a
-#   .prototxt of one to four layers and its .caffemodel.
+#   .prototxt of one to four layers and its .caffemodel;
+# - tf (tests/fuzz/tf_fuzzer.cc): the same for TensorFlow, each input a
+#   frozen GraphDef of one to four nodes besides its inputs and constants.
 # See each fuzzer's header for what it builds and what counts as a bug. A
 # crash, sanitizer report or a failure without a message stops the run and
 # leaves the input in <build-dir>/fuzz/<target>/artifacts (timeouts and
 # out-of-memory inputs are left there too, without stopping it).
 #
-#   scripts/fuzz_ops.sh [seconds] [build-dir] [ops|onnx|caffe]
+#   scripts/fuzz_ops.sh [seconds] [build-dir] [ops|onnx|caffe|tf]
 #                                       (default: 600 build-fuzz ops)
 #
 # The corpus (<build-dir>/fuzz/<target>/corpus) is kept between runs, so a
@@ -21,6 +23,7 @@
 #   MACE_FUZZ_DUMP=1 build-fuzz/op_fuzzer ARTIFACT          (printed)
 #   MACE_FUZZ_DUMP=m.onnx build-fuzz/onnx_fuzzer ARTIFACT   (an ONNX file)
 #   MACE_FUZZ_DUMP=1 build-fuzz/caffe_fuzzer ARTIFACT       (the prototxt)
+#   MACE_FUZZ_DUMP=m.pb build-fuzz/tf_fuzzer ARTIFACT       (a GraphDef)
 # Not part of scripts/test.sh: the instrumented build alone takes 20-25
 # minutes on 2 cores. Needs clang and libclang-rt-14-dev (Debian).
 # Exit status: 0 when the run found nothing, else libFuzzer's.
@@ -33,7 +36,8 @@ case "${3:-ops}" in
   ops) target=op_fuzzer ;;
   onnx) target=onnx_fuzzer ;;
   caffe) target=caffe_fuzzer ;;
-  *) echo "fuzz_ops: target '${3}' should be ops, onnx or caffe" >&2
+  tf) target=tf_fuzzer ;;
+  *) echo "fuzz_ops: target '${3}' should be ops, onnx, caffe or tf" >&2
      exit 2 ;;
 esac
 

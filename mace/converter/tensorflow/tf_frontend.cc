@@ -330,12 +330,22 @@ MaceStatus ConvertTensorflowModel(const std::string &model_path,
   gaps->clear();
   tf::GraphDef graph_def;
   MACE_RETURN_IF_ERROR(ReadGraph(model_path, &graph_def));
+  return ConvertTensorflowGraphDef(graph_def, model_path, options, graph,
+                                   gaps);
+}
+
+MaceStatus ConvertTensorflowGraphDef(const tf::GraphDef &graph_def,
+                                     const std::string &label,
+                                     const ConvertOptions &options,
+                                     GraphBuilder *graph,
+                                     std::vector<ConversionGap> *gaps) {
+  gaps->clear();
   TfGraphIndex index;
   MACE_RETURN_IF_ERROR(
-      WithContext(IndexGraph(graph_def, &index), "'" + model_path + "'"));
+      WithContext(IndexGraph(graph_def, &index), "'" + label + "'"));
   TfContext context(graph, &index);
   MACE_RETURN_IF_ERROR(WithContext(AddInputs(graph_def, options, &context),
-                                   "'" + model_path + "'"));
+                                   "'" + label + "'"));
   const std::vector<const tf::NodeDef *> order =
       TopologicalOrder(graph_def, gaps);
   FindAtrousConvs(graph_def, &context);

@@ -15,6 +15,7 @@
 
 #include "mace/converter/common/frontend.h"
 #include "mace/converter/ir/graph_builder.h"
+#include "mace/converter/tensorflow/tf_graph.pb.h"
 #include "mace/public/mace.h"
 
 namespace mace {
@@ -26,6 +27,13 @@ MaceStatus ConvertTensorflowModel(const std::string &model_path,
                                   const ConvertOptions &options,
                                   GraphBuilder *graph,
                                   std::vector<ConversionGap> *gaps);
+
+// Converts a parsed GraphDef, which errors call `label` (its path).
+MaceStatus ConvertTensorflowGraphDef(const tf::GraphDef &graph_def,
+                                     const std::string &label,
+                                     const ConvertOptions &options,
+                                     GraphBuilder *graph,
+                                     std::vector<ConversionGap> *gaps);
 
 }  // namespace converter
 }  // namespace mace
