@@ -43,11 +43,16 @@ Tensor::Tensor(std::string name, DataType dtype, Shape shape)
 
 int64_t Tensor::size() const { return ShapeElementCount(shape_); }
 
+bool HasValidSize(const Shape &shape, DataType dtype) {
+  // Compared in elements: the byte count of a huge shape would overflow.
+  const int64_t element_bytes = DataTypeSize(dtype);
+  const int64_t elements = ShapeElementCount(shape);
+  return element_bytes != 0 && elements >= 0 &&
+         elements <= kMaxTensorBytes / element_bytes;
+}
+
 bool HasValidSize(const Tensor &tensor) {
-  // Compared in elements: bytes() of a huge count would overflow.
-  const int64_t element_bytes = DataTypeSize(tensor.dtype());
-  return element_bytes != 0 && tensor.size() >= 0 &&
-         tensor.size() <= kMaxTensorBytes / element_bytes;
+  return HasValidSize(tensor.shape(), tensor.dtype());
 }
 
 int64_t Tensor::bytes() const { return size() * DataTypeSize(dtype_); }

@@ -29,6 +29,8 @@ class Tensor;
 // Whether an op's output can be a tensor of the engine: a valid shape, an
 // element type with a size, at most kMaxTensorBytes.
 bool HasValidSize(const Tensor &tensor);
+// The same for a tensor not made yet (a model input, say).
+bool HasValidSize(const Shape &shape, DataType dtype);
 
 class Tensor {
  public:

@@ -102,14 +102,16 @@ MaceStatus ValidateIoInfo(const InputOutputInfo &info, const char *kind) {
       return InvalidArgs(kind, " '", info.name(), "': negative dim ", d);
     }
   }
-  Shape dims(info.dims().begin(), info.dims().end());
-  if (ShapeElementCount(dims) < 0) {
-    return InvalidArgs(kind, " '", info.name(), "': dims overflow");
-  }
   if (info.data_type() != DT_FLOAT && info.data_type() != DT_INT32) {
     return Unsupported(kind, " '", info.name(), "': data_type ",
                        DataTypeName(info.data_type()),
                        " (float32 and int32 are supported)");
+  }
+  const Shape dims(info.dims().begin(), info.dims().end());
+  if (!HasValidSize(dims, info.data_type())) {
+    return InvalidArgs(kind, " '", info.name(), "': dims ",
+                       ShapeToString(dims), " hold more than ",
+                       kMaxTensorBytes >> 30, " GiB");
   }
   const int format = info.data_format();
   if (format != 0 && format != 1 && format != 2) {

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -666,6 +667,23 @@ TEST_F(TfFrontendTest, InputShapeThatContradictsTheGraphIsAnError) {
   status = ConvertTensorflowModel(Save(g, "m2.pb"), options, &fresh, &gaps_);
   EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
   EXPECT_NE(status.information().find("'nope'"), std::string::npos);
+}
+
+// Found by tests/fuzz/tf_fuzzer.cc: an input of 2^63 - 1 elements passed
+// the converter's shape check and overflowed Stack's byte arithmetic.
+TEST_F(TfFrontendTest, InputLargerThanATensorMayBeIsAnError) {
+  tf::GraphDef g;
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  AddPlaceholder(&g, "x", {-1, 1, huge, 1});
+  AddNode(&g, "y", "Pack", {"x", "x"});
+  ConvertOptions options;
+  options.input_shapes["x"] = {1, 1, huge, 1};
+  MaceStatus status = Convert(g, options);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("input 'x'"), std::string::npos)
+      << status.information();
+  EXPECT_NE(status.information().find("256 GiB"), std::string::npos)
+      << status.information();
 }
 
 TEST_F(TfFrontendTest, ConstWithTooFewBytesNamesTheNode) {

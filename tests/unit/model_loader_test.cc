@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -123,6 +124,19 @@ TEST(ModelLoaderTest, NegativeInputDimsAreRejected) {
                         net->mutable_input_info(0)->set_dims(1, -2);
                       }),
                       "input 'x'");
+}
+
+// Int32 dims whose product fits int64 but not a tensor: ops' byte
+// arithmetic on such an input would overflow.
+TEST(ModelLoaderTest, InputDimsLargerThanATensorAreRejected) {
+  const MaceStatus status = CreateMutated([](NetDef *net, std::string *) {
+    InputOutputInfo *info = net->mutable_input_info(0);
+    info->clear_dims();
+    info->add_dims(std::numeric_limits<int32_t>::max());
+    info->add_dims(std::numeric_limits<int32_t>::max());
+  });
+  ExpectErrorMentions(status, "input 'x'");
+  ExpectErrorMentions(status, "256 GiB");
 }
 
 TEST(ModelLoaderTest, ArgumentOfWrongKindNamesOpAndArgument) {

@@ -92,9 +92,10 @@ Tensor *GraphBuilder::NewTensor(const std::string &name) {
 MaceStatus GraphBuilder::AddInput(const std::string &name, DataType dtype,
                                   const Shape &shape, int data_format) {
   if (Has(name)) return InvalidArgs("input '", name, "' is defined twice");
-  if (ShapeElementCount(shape) < 0) {
-    return InvalidArgs("input '", name, "': invalid shape ",
-                       ShapeToString(shape));
+  if (!HasValidSize(shape, dtype)) {
+    return InvalidArgs("input '", name, "': shape ", ShapeToString(shape),
+                       " is invalid or holds more than ",
+                       kMaxTensorBytes >> 30, " GiB");
   }
   Tensor *tensor = NewTensor(name);
   tensor->set_dtype(dtype);
