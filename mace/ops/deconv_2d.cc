@@ -62,6 +62,7 @@ class DeconvOp : public Operation {
                              dims_.out_c};
     MACE_RETURN_IF_ERROR(
         CheckOutputSize(*context, out_shape, dims_.kernel_h, dims_.kernel_w));
+    BuildTaps();
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);
     output->set_shape(out_shape);
@@ -267,11 +268,16 @@ class DeconvOp : public Operation {
     dims_.out_w = cols.out;
     row_axis_ = rows;
     col_axis_ = cols;
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  // After CheckOutputSize, which bounds the tables.
+  void BuildTaps() {
+    const TransposedAxis &rows = row_axis_, &cols = col_axis_;
     BuildTransposedTaps(rows.out, rows.in, rows.kernel, rows.stride,
                         rows.dilation, rows.pad_begin, &rows_);
     BuildTransposedTaps(cols.out, cols.in, cols.kernel, cols.stride,
                         cols.dilation, cols.pad_begin, &cols_);
-    return MaceStatus::MACE_SUCCESS;
   }
 
   static int64_t Extent(const TransposedAxis &axis) {

@@ -1,5 +1,6 @@
 #include "mace/ops/common/conv_util.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace mace {
@@ -21,6 +22,25 @@ void AddTap(int64_t input, int64_t kernel, AxisTaps *taps) {
   taps->kernel.push_back(kernel);
 }
 
+// Floor and ceiling of a / b for b > 0 (C++ division truncates).
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && a < 0 ? 1 : 0);
+}
+int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
+
+// The kernel indices k of [0, kernel) with low <= k * dilation <= high.
+// Visiting only these makes a tap table cost its taps rather than
+// outputs x kernel, which a wide kernel over a narrow input makes huge.
+struct KernelRange {
+  int64_t first = 0;
+  int64_t last = -1;
+};
+KernelRange KernelIndicesWithin(int64_t low, int64_t high, int64_t kernel,
+                                int64_t dilation) {
+  return {std::max<int64_t>(0, CeilDiv(low, dilation)),
+          std::min(kernel - 1, FloorDiv(high, dilation))};
+}
+
 void CloseOutput(AxisTaps *taps) {
   taps->begin.push_back(static_cast<int64_t>(taps->input.size()));
 }
@@ -32,9 +52,11 @@ void BuildWindowTaps(int64_t out, int64_t in, int64_t kernel, int64_t stride,
   ResetTaps(out, taps);
   for (int64_t o = 0; o < out; ++o) {
     const int64_t start = o * stride - pad_begin;
-    for (int64_t k = 0; k < kernel; ++k) {
-      const int64_t i = start + k * dilation;
-      if (i >= 0 && i < in) AddTap(i, k, taps);
+    // 0 <= start + k * dilation < in.
+    const KernelRange ks =
+        KernelIndicesWithin(-start, in - 1 - start, kernel, dilation);
+    for (int64_t k = ks.first; k <= ks.last; ++k) {
+      AddTap(start + k * dilation, k, taps);
     }
     CloseOutput(taps);
   }
@@ -46,11 +68,12 @@ void BuildTransposedTaps(int64_t out, int64_t in, int64_t kernel,
   ResetTaps(out, taps);
   for (int64_t o = 0; o < out; ++o) {
     const int64_t full = o + pad_begin;
-    for (int64_t k = 0; k < kernel; ++k) {
+    // 0 <= full - k * dilation <= (in - 1) * stride.
+    const KernelRange ks = KernelIndicesWithin(
+        full - (in - 1) * stride, full, kernel, dilation);
+    for (int64_t k = ks.first; k <= ks.last; ++k) {
       const int64_t scaled = full - k * dilation;
-      if (scaled < 0 || scaled % stride != 0) continue;
-      const int64_t i = scaled / stride;
-      if (i < in) AddTap(i, k, taps);
+      if (scaled % stride == 0) AddTap(scaled / stride, k, taps);
     }
     CloseOutput(taps);
   }
