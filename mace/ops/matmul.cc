@@ -6,6 +6,7 @@
 // added to every row of C: the converter folds x @ W + b into it.
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "mace/kernels/sgemm.h"
@@ -16,7 +17,7 @@ namespace mace {
 namespace {
 
 // One operand seen as a stack of logical (already transposed) matrices:
-// element (r, c) of matrix b is at offsets[b] + r * row_step + c * col_step.
+// element (r, c) of a matrix is at its start + r * row_step + c * col_step.
 struct MatrixView {
   Shape batch;  // the leading dims
   int64_t rows = 0;
@@ -101,7 +102,10 @@ class MatMulOp : public Operation {
     }
     const bool empty_output = ShapeElementCount(out_shape) == 0;
     num_batches_ = empty_output ? 0 : ShapeElementCount(out_batch);
-    ComputeOffsets(out_batch);
+    const int batch_rank = static_cast<int>(out_batch.size());
+    a_strides_ = BatchStrides(a_, batch_rank);
+    b_strides_ = BatchStrides(b_, batch_rank);
+    out_batch_ = std::move(out_batch);
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);
     output->set_shape(out_shape);
@@ -120,11 +124,11 @@ class MatMulOp : public Operation {
     if (!packed_b_.empty()) {
       // Each batch's rows of A (contiguous, rows a_.row_step apart) by the
       // packed B; each value sums over k in order, as below.
-      for (size_t batch = 0; batch < a_offsets_.size(); ++batch) {
-        kernels::Sgemm(m_size, n_size, k_size, a + a_offsets_[batch],
+      for (int64_t batch = 0; batch < num_batches_; ++batch) {
+        kernels::Sgemm(m_size, n_size, k_size, a + Offsets(batch).a,
                        a_.row_step, packed_b_, bias,
-                       c + static_cast<int64_t>(batch) * m_size * n_size,
-                       n_size, context->thread_pool());
+                       c + batch * m_size * n_size, n_size,
+                       context->thread_pool());
       }
       return MaceStatus::MACE_SUCCESS;
     }
@@ -137,36 +141,36 @@ class MatMulOp : public Operation {
                             context->scratch<float>(), &packed);
       const bool n_by_k = b_.row_step == 1;
       int64_t packed_offset = -1;
-      for (size_t batch = 0; batch < a_offsets_.size(); ++batch) {
-        if (b_offsets_[batch] != packed_offset) {
-          kernels::PackBInto(b + b_offsets_[batch], n_by_k, &packed,
+      for (int64_t batch = 0; batch < num_batches_; ++batch) {
+        const BatchOffsets offsets = Offsets(batch);
+        if (offsets.b != packed_offset) {
+          kernels::PackBInto(b + offsets.b, n_by_k, &packed,
                              context->thread_pool());
-          packed_offset = b_offsets_[batch];
+          packed_offset = offsets.b;
         }
-        kernels::Sgemm(m_size, n_size, k_size, a + a_offsets_[batch],
-                       a_.row_step, packed, bias,
-                       c + static_cast<int64_t>(batch) * m_size * n_size,
-                       n_size, context->thread_pool());
+        kernels::Sgemm(m_size, n_size, k_size, a + offsets.a, a_.row_step,
+                       packed, bias, c + batch * m_size * n_size, n_size,
+                       context->thread_pool());
       }
       return MaceStatus::MACE_SUCCESS;
     }
     const MatrixView &av = a_;
     const MatrixView &bv = b_;
-    const int64_t num_rows = static_cast<int64_t>(a_offsets_.size()) * m_size;
+    const int64_t num_rows = num_batches_ * m_size;
     const int64_t grain = GrainFor(n_size * k_size);
     // One task per output row; each row accumulates over k in order, so the
     // result does not depend on the thread count.
     context->thread_pool()->ParallelFor(
         0, num_rows, grain, [&](int64_t begin, int64_t end) {
           for (int64_t row = begin; row < end; ++row) {
-            const int64_t batch = row / m_size;
+            const BatchOffsets offsets = Offsets(row / m_size);
             const int64_t m = row % m_size;
-            const float *a_row = a + a_offsets_[batch] + m * av.row_step;
+            const float *a_row = a + offsets.a + m * av.row_step;
             float *c_row = c + row * n_size;
             std::fill(c_row, c_row + n_size, 0.0f);
             for (int64_t k = 0; k < k_size; ++k) {
               const float a_mk = a_row[k * av.col_step];
-              const float *b_row = b + b_offsets_[batch] + k * bv.row_step;
+              const float *b_row = b + offsets.b + k * bv.row_step;
               for (int64_t n = 0; n < n_size; ++n) {
                 c_row[n] += a_mk * b_row[n * bv.col_step];
               }
@@ -208,11 +212,11 @@ class MatMulOp : public Operation {
     pack_b_at_run_ = false;
     const Tensor &b = context->input(1);
     if (!context->will_run() || a_.col_step != 1 || b.rank() < 2 ||
-        a_offsets_.empty()) {
+        num_batches_ == 0) {
       return MaceStatus::MACE_SUCCESS;
     }
-    const bool b_shared = std::all_of(b_offsets_.begin(), b_offsets_.end(),
-                                      [](int64_t o) { return o == 0; });
+    const bool b_shared = std::all_of(b_strides_.begin(), b_strides_.end(),
+                                      [](int64_t s) { return s == 0; });
     if (!b.is_constant() || !b.has_data() || !b_shared) {
       pack_b_at_run_ = true;
       context->RequestScratch(
@@ -252,34 +256,32 @@ class MatMulOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
-  // Start of A's and B's matrix for each output batch; none when the output
-  // is empty (then Run has nothing to do, and the batch count may be huge).
-  void ComputeOffsets(const Shape &out_batch) {
-    a_offsets_.clear();
-    b_offsets_.clear();
-    const int rank = static_cast<int>(out_batch.size());
-    const std::vector<int64_t> a_strides = BatchStrides(a_, rank);
-    const std::vector<int64_t> b_strides = BatchStrides(b_, rank);
-    for (int64_t batch = 0; batch < num_batches_; ++batch) {
-      int64_t rest = batch;
-      int64_t a_offset = 0;
-      int64_t b_offset = 0;
-      for (int i = rank - 1; i >= 0; --i) {
-        const int64_t index = rest % out_batch[i];
-        rest /= out_batch[i];
-        a_offset += index * a_strides[i];
-        b_offset += index * b_strides[i];
-      }
-      a_offsets_.push_back(a_offset);
-      b_offsets_.push_back(b_offset);
+  // Start of A's and B's matrix for output batch `batch`, decoded from the
+  // batch strides when needed: a table of them cost Prepare time and
+  // memory in proportion to the batch count, which a model may make huge.
+  struct BatchOffsets {
+    int64_t a = 0;
+    int64_t b = 0;
+  };
+  BatchOffsets Offsets(int64_t batch) const {
+    BatchOffsets offsets;
+    for (int i = static_cast<int>(out_batch_.size()) - 1; i >= 0; --i) {
+      const int64_t index = batch % out_batch_[i];
+      batch /= out_batch_[i];
+      offsets.a += index * a_strides_[i];
+      offsets.b += index * b_strides_[i];
     }
+    return offsets;
   }
 
   MatrixView a_;
   MatrixView b_;
+  // No batches when the output is empty: then Run has nothing to do, and
+  // the batch dims may multiply to anything.
   int64_t num_batches_ = 0;
-  std::vector<int64_t> a_offsets_;
-  std::vector<int64_t> b_offsets_;
+  Shape out_batch_;
+  std::vector<int64_t> a_strides_;  // BatchStrides, right-aligned to
+  std::vector<int64_t> b_strides_;  // out_batch_
   kernels::PackedMatrixB packed_b_;  // empty: packed at Run, or the loops
   bool pack_b_at_run_ = false;
 };
