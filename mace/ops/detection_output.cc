@@ -75,9 +75,12 @@ class DetectionOutputOp : public Operation {
     }
     num_priors_ = priors.size() / 8;
     batch_ = loc.rank() >= 1 ? loc.dim(0) : 0;
-    if (batch_ < 1 || loc.size() != batch_ * num_priors_ * 4 ||
+    // Counts of -1 (overflow) match no tensor.
+    if (batch_ < 1 ||
+        loc.size() != ShapeElementCount({batch_, num_priors_, 4}) ||
         conf.rank() < 1 || conf.dim(0) != batch_ ||
-        conf.size() != batch_ * num_priors_ * num_classes_) {
+        conf.size() !=
+            ShapeElementCount({batch_, num_priors_, num_classes_})) {
       return context->InvalidArgs(
           "loc ", ShapeToString(loc.shape()), " and conf ",
           ShapeToString(conf.shape()), " should be [N, ", num_priors_,
@@ -89,7 +92,12 @@ class DetectionOutputOp : public Operation {
     const int64_t per_class =
         top_k_ > 0 ? std::min(top_k_, num_priors_) : num_priors_;
     per_image_ = keep_top_k_ > 0 ? keep_top_k_ : classes * per_class;
-    rows_ = std::max<int64_t>(batch_ * per_image_, 1);
+    const int64_t rows = ShapeElementCount({batch_, per_image_});
+    if (rows < 0) {
+      return context->InvalidArgs("keep_top_k = ", keep_top_k_, " rows for ",
+                                  batch_, " images is too many");
+    }
+    rows_ = std::max<int64_t>(rows, 1);
     Tensor *out = context->output(0);
     out->set_dtype(DT_FLOAT);
     out->set_shape({1, 1, rows_, 7});

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -233,6 +234,31 @@ TEST(DetectionOutputTest, MismatchedInputsAndPerClassBoxesAreErrors) {
       .Arg("num_classes", 3)
       .Arg("share_location", 0);
   EXPECT_EQ(per_class.Run().code(), MaceStatus::MACE_UNSUPPORTED);
+}
+
+// Found by tests/fuzz/op_fuzzer.cc: the input check multiplied N x P x
+// num_classes, and the capacity N x keep_top_k, in int64 without a bound.
+TEST(DetectionOutputTest, CountsBeyondInt64AreErrors) {
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  auto run = [](int64_t num_classes, int64_t keep_top_k) {
+    OpTester tester("DetectionOutput");
+    tester.Input("loc", {2, 12}, RandomFloats(24))
+        .Input("conf", {2, 9}, RandomFloats(18))
+        .Constant("priors", {1, 2, 12}, Priors(3))
+        .Output("detections")
+        .Arg("num_classes", num_classes)
+        .Arg("keep_top_k", keep_top_k);
+    return tester.Run();
+  };
+  ASSERT_EQ(run(3, -1), MaceStatus::MACE_SUCCESS);
+  MaceStatus status = run(huge, -1);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("conf"), std::string::npos)
+      << status.information();
+  status = run(3, huge);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("keep_top_k"), std::string::npos)
+      << status.information();
 }
 
 }  // namespace
