@@ -10,12 +10,15 @@
 #ifndef TESTS_FUZZ_CONVERTED_MODEL_H_
 #define TESTS_FUZZ_CONVERTED_MODEL_H_
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/model/model_builder.h"
@@ -59,6 +62,52 @@ inline void LoadAndRun(FuzzedDataProvider *data, const ModelBuilder &model) {
   // Valid models with huge intermediates are loaded, not run.
   if (engine->planned_peak_bytes() > (64 << 20)) return;
   RunOnce(data, engine.get(), ModelInputs(model.net()));
+}
+
+// A frozen input (`--constant-input`): a small shape, int32 or float
+// values drawn to fill it.
+inline converter::ConvertOptions::ConstantInput AnyConstantInput(
+    FuzzedDataProvider *data) {
+  converter::ConvertOptions::ConstantInput frozen;
+  const std::vector<int64_t> dims = AnyDims(data, 3);
+  frozen.shape.assign(dims.begin(), dims.end());
+  frozen.is_int = data->ConsumeBool();
+  const int64_t count = std::max<int64_t>(ElementCount(dims), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    if (frozen.is_int) {
+      frozen.ints.push_back(static_cast<int32_t>(AnyInt(data)));
+    } else {
+      frozen.floats.push_back(AnyFloat(data));
+    }
+  }
+  return frozen;
+}
+
+// The options, as `mace convert` flags would give them.
+inline void PrintOptions(const converter::ConvertOptions &options) {
+  std::fprintf(stderr, "inputs_nhwc %d outputs_nhwc %d\n",
+               options.inputs_nhwc, options.outputs_nhwc);
+  for (const auto &entry : options.input_shapes) {
+    std::fprintf(stderr, "--input-shape %s:%s\n", entry.first.c_str(),
+                 ShapeToString(entry.second).c_str());
+  }
+  for (const auto &entry : options.constant_inputs) {
+    const converter::ConvertOptions::ConstantInput &value = entry.second;
+    std::fprintf(stderr, "--constant-input %s %s shape %s, %zu values:",
+                 entry.first.c_str(), value.is_int ? "int32" : "float",
+                 ShapeToString(value.shape).c_str(),
+                 value.is_int ? value.ints.size() : value.floats.size());
+    for (size_t i = 0; i < value.ints.size(); ++i) {
+      std::fprintf(stderr, " %d", value.ints[i]);
+    }
+    for (size_t i = 0; i < value.floats.size(); ++i) {
+      std::fprintf(stderr, " %g", value.floats[i]);
+    }
+    std::fprintf(stderr, "\n");
+  }
+  for (const std::string &name : options.output_names) {
+    std::fprintf(stderr, "output %s\n", name.c_str());
+  }
 }
 
 inline void FinishLoadAndRun(FuzzedDataProvider *data,

@@ -281,51 +281,12 @@ converter::ConvertOptions AnyOptions(FuzzedDataProvider *data,
                                                         dims.end());
   }
   if (graph.input_size() > 1 && data->ConsumeIntegralInRange(0, 3) == 0) {
-    converter::ConvertOptions::ConstantInput frozen;
-    const std::vector<int64_t> dims = AnyDims(data, 3);
-    frozen.shape.assign(dims.begin(), dims.end());
-    frozen.is_int = data->ConsumeBool();
-    const int64_t count = std::max<int64_t>(ElementCount(dims), 0);
-    for (int64_t i = 0; i < count; ++i) {
-      if (frozen.is_int) {
-        frozen.ints.push_back(static_cast<int32_t>(AnyInt(data)));
-      } else {
-        frozen.floats.push_back(AnyFloat(data));
-      }
-    }
-    options.constant_inputs[graph.input(1).name()] = frozen;
+    options.constant_inputs[graph.input(1).name()] = AnyConstantInput(data);
   }
   if (data->ConsumeIntegralInRange(0, 15) == 0) {
     options.output_names.push_back(graph.node(0).output(0));
   }
   return options;
-}
-
-// The options, as `mace convert` flags would give them.
-void PrintOptions(const converter::ConvertOptions &options) {
-  std::fprintf(stderr, "inputs_nhwc %d outputs_nhwc %d\n",
-               options.inputs_nhwc, options.outputs_nhwc);
-  for (const auto &entry : options.input_shapes) {
-    std::fprintf(stderr, "--input-shape %s:%s\n", entry.first.c_str(),
-                 ShapeToString(entry.second).c_str());
-  }
-  for (const auto &entry : options.constant_inputs) {
-    const converter::ConvertOptions::ConstantInput &value = entry.second;
-    std::fprintf(stderr, "--constant-input %s %s shape %s, %zu values:",
-                 entry.first.c_str(), value.is_int ? "int32" : "float",
-                 ShapeToString(value.shape).c_str(),
-                 value.is_int ? value.ints.size() : value.floats.size());
-    for (size_t i = 0; i < value.ints.size(); ++i) {
-      std::fprintf(stderr, " %d", value.ints[i]);
-    }
-    for (size_t i = 0; i < value.floats.size(); ++i) {
-      std::fprintf(stderr, " %g", value.floats[i]);
-    }
-    std::fprintf(stderr, "\n");
-  }
-  for (const std::string &name : options.output_names) {
-    std::fprintf(stderr, "output %s\n", name.c_str());
-  }
 }
 
 }  // namespace

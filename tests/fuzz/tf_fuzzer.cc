@@ -307,19 +307,7 @@ converter::ConvertOptions AnyOptions(
     options.input_shapes[placeholders[0]] = Shape(dims.begin(), dims.end());
   }
   if (placeholders.size() > 1 && data->ConsumeIntegralInRange(0, 3) == 0) {
-    converter::ConvertOptions::ConstantInput frozen;
-    const std::vector<int64_t> dims = AnyDims(data, 3);
-    frozen.shape.assign(dims.begin(), dims.end());
-    frozen.is_int = data->ConsumeBool();
-    const int64_t count = std::max<int64_t>(ElementCount(dims), 0);
-    for (int64_t i = 0; i < count; ++i) {
-      if (frozen.is_int) {
-        frozen.ints.push_back(static_cast<int32_t>(AnyInt(data)));
-      } else {
-        frozen.floats.push_back(AnyFloat(data));
-      }
-    }
-    options.constant_inputs[placeholders[1]] = frozen;
+    options.constant_inputs[placeholders[1]] = AnyConstantInput(data);
   }
   if (data->ConsumeIntegralInRange(0, 15) == 0) {
     const tf::NodeDef &node =
@@ -328,23 +316,6 @@ converter::ConvertOptions AnyOptions(
         node.name() + (data->ConsumeBool() ? ":1" : ""));
   }
   return options;
-}
-
-void PrintOptions(const converter::ConvertOptions &options) {
-  for (const auto &entry : options.input_shapes) {
-    std::fprintf(stderr, "--input-shape %s:%s\n", entry.first.c_str(),
-                 ShapeToString(entry.second).c_str());
-  }
-  for (const auto &entry : options.constant_inputs) {
-    const converter::ConvertOptions::ConstantInput &value = entry.second;
-    std::fprintf(stderr, "--constant-input %s %s shape %s, %zu values\n",
-                 entry.first.c_str(), value.is_int ? "int32" : "float",
-                 ShapeToString(value.shape).c_str(),
-                 value.is_int ? value.ints.size() : value.floats.size());
-  }
-  for (const std::string &name : options.output_names) {
-    std::fprintf(stderr, "output %s\n", name.c_str());
-  }
 }
 
 }  // namespace
