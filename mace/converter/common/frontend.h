@@ -6,6 +6,7 @@
 #ifndef MACE_CONVERTER_COMMON_FRONTEND_H_
 #define MACE_CONVERTER_COMMON_FRONTEND_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -83,6 +84,14 @@ Int SaturatingCast(float value) {
   // float(kMax) rounds up to a power of two, which no Int holds.
   if (value >= static_cast<float>(kMax)) return kMax;
   return static_cast<Int>(value);
+}
+
+// `value` clamped to int32's range: a model's int64 value (a shape, an
+// index) held in the converter's int32 tensors.
+inline int32_t ClampToInt32(int64_t value) {
+  return static_cast<int32_t>(std::min<int64_t>(
+      std::max<int64_t>(value, std::numeric_limits<int32_t>::min()),
+      std::numeric_limits<int32_t>::max()));
 }
 
 // The values of a constant int32 or float tensor, converted: what the

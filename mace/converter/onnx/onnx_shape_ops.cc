@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/converter/onnx/onnx_lowering.h"
 #include "mace/core/status.h"
 
@@ -39,11 +40,6 @@ enum OnnxType : int64_t {
 
 constexpr int kEltwiseSum = 0;
 constexpr int kEltwiseNotEqual = 25;
-
-int32_t ClampToInt32(int64_t v) {
-  return static_cast<int32_t>(
-      std::min<int64_t>(std::max<int64_t>(v, INT32_MIN), INT32_MAX));
-}
 
 std::vector<int32_t> ToInt32(const std::vector<int64_t> &values) {
   std::vector<int32_t> out;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/core/status.h"
 #include "mace/model/float_storage.h"
 
@@ -12,16 +13,6 @@ namespace converter {
 namespace {
 
 using onnx::TensorProto;
-
-int32_t ClampToInt32(int64_t v) {
-  if (v > std::numeric_limits<int32_t>::max()) {
-    return std::numeric_limits<int32_t>::max();
-  }
-  if (v < std::numeric_limits<int32_t>::min()) {
-    return std::numeric_limits<int32_t>::min();
-  }
-  return static_cast<int32_t>(v);
-}
 
 template <typename T>
 T Load(const char *bytes) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "mace/converter/common/frontend.h"
 #include "mace/core/status.h"
 
 namespace mace {
@@ -32,12 +33,6 @@ float BFloat16ToFloat(uint16_t bits) {
   float value;
   std::memcpy(&value, &word, sizeof(value));
   return value;
-}
-
-int32_t ClampToInt32(int64_t v) {
-  return static_cast<int32_t>(std::min<int64_t>(
-      std::max<int64_t>(v, std::numeric_limits<int32_t>::min()),
-      std::numeric_limits<int32_t>::max()));
 }
 
 // Bytes per element of tensor_content; 0 for types it cannot hold.
