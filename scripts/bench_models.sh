@@ -6,9 +6,10 @@
 #                           [--markdown FILE] [other bench_models.py flags]
 #
 # Runs scripts/bench_models.py under the python3 on PATH (pip's). The zoo
-# must exist (scripts/model_zoo.sh makes it). The converters that pip's main
-# environment lacks, onnx2tf (ONNX -> TFLite) and pnnx (ONNX -> ncnn), go
-# into a venv at ${MACE_BENCH_DIR:-~/.cache/mace/bench}/venv that sees the
+# must exist (scripts/model_zoo.sh makes it). Peer packages that pip's
+# main environment lacks are pip-installed there first. The converters
+# that it lacks, onnx2tf (ONNX -> TFLite) and pnnx (ONNX -> ncnn), go into
+# a venv at ${MACE_BENCH_DIR:-~/.cache/mace/bench}/venv that sees the
 # main site-packages; they are installed with --no-deps because their
 # declared dependencies would downgrade tensorflow, onnx and protobuf there.
 set -euo pipefail
@@ -39,5 +40,27 @@ print('.'.join(m.version('tensorflow').split('.')[:2]))" 2>/dev/null || true)
       "will be reported as not converted" >&2
 }
 
+# The peers themselves go into pip's main environment (the one that runs
+# scripts/bench_models.py): a peer that cannot be installed is reported as
+# not run by bench_models.py, not fatal here.
+setup_peers() {
+  local missing=()
+  local module package
+  for pair in onnxruntime:onnxruntime openvino:openvino \
+      ai_edge_litert:ai-edge-litert MNN:MNN ncnn:ncnn; do
+    module=${pair%%:*}
+    package=${pair#*:}
+    python3 -c "import importlib.util as u, sys; \
+sys.exit(0 if u.find_spec('$module') else 1)" 2>/dev/null ||
+      missing+=("$package")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  echo "bench_models.sh: installing ${missing[*]} (pip)" >&2
+  python3 -m pip install -q --disable-pip-version-check "${missing[@]}" ||
+    echo "bench_models.sh: cannot install every peer; those missing are" \
+      "reported as not run" >&2
+}
+
+setup_peers
 setup_converters
 exec python3 scripts/bench_models.py "$@"
