@@ -10,7 +10,8 @@
 // what every non-1x1 convolution ran before the im2col and Winograd
 // kernels). /add runs the engine's choice with a residual addend fused
 // (`fused_add`, fed as an input the size of the output), as ResNet's
-// last 1x1 of a block runs. Registered at start-up; op_benchmark.cc has
+// last 1x1 of a block runs. /swish fuses a SWISH (SiLU) activation, as
+// EfficientNet's convolutions run. Registered at start-up; op_benchmark.cc has
 // the main.
 
 #include <string>
@@ -34,6 +35,7 @@ struct Variant {
   int winograd;
   bool reference;
   bool fused_add = false;
+  const char *activation = nullptr;  // fused, by its name in the `activation` arg
 };
 
 int64_t OutSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
@@ -72,6 +74,9 @@ void BenchConv(benchmark::State &state, const ConvShape &s, const Variant &v) {
   if (s.same) ModelBuilder::AddIntArg(op, "padding", 1);
   ModelBuilder::AddIntArg(op, "winograd", v.winograd);
   if (v.fused_add) ModelBuilder::AddIntArg(op, "fused_add", 1);
+  if (v.activation != nullptr) {
+    ModelBuilder::AddStringArg(op, "activation", v.activation);
+  }
   builder.AddOutput("y", {s.n, out_h, out_w, s.out_c});
   bench::RunModel(state, builder, inputs,
                   s.n * out_h * out_w * s.out_c * s.kh * s.kw * s.c);
@@ -158,6 +163,12 @@ bool RegisterConvBenchmarks() {
   Register({1, 384, 8, 8, 1, 3, 1, 1, true, 384}, kWindow);
   Register({1, 384, 8, 8, 3, 1, 1, 1, true, 384}, kWindow);
   Register({1, 288, 35, 35, 3, 3, 2, 1, false, 384}, kWindow);
+  // EfficientNet-B0: the stem and the expansion 1x1 of its second stage,
+  // 16 -> 96 channels on 112x112, both with SiLU fused.
+  const Variant kSwish{"/swish", -1, false, false, "SWISH"};
+  Register({1, 3, 224, 224, 3, 3, 2, 1, true, 32}, {kSwish});
+  Register({1, 16, 112, 112, 1, 1, 1, 1, false, 96}, {kAuto, kSwish});
+  Register({1, 24, 56, 56, 1, 1, 1, 1, false, 144}, {kAuto, kSwish});
   // GoogLeNet: the 5x5 of inception (3b), 32 -> 96 on 28x28.
   Register({1, 32, 28, 28, 5, 5, 1, 1, true, 96}, kWinograd5x5);
   // DeepLab-style dilated 3x3.

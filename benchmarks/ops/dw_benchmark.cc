@@ -181,6 +181,9 @@ const bool kRegistered = [] {
   RegisterActivation("LEAKYRELU", 64, 56, 56);
   RegisterActivation("SIGMOID", 64, 56, 56);
   RegisterActivation("TANH", 64, 56, 56);
+  // EfficientNet's SiLU and MobileNet v3's hard swish.
+  RegisterActivation("SWISH", 64, 56, 56);
+  RegisterActivation("HARDSWISH", 64, 56, 56);
   RegisterSoftmax(1, 1000);
   RegisterSoftmax(64, 1000);
   return true;

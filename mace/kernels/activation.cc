@@ -154,13 +154,20 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
     ActivationParams chunk = act;
     if (chunk.addend != nullptr) chunk.addend += begin * unit;
     activate(chunk, channels, x + begin * unit, y + begin * unit,
-             (end - begin) * unit);
+             (end - begin) * unit, 1, 0);
   };
   if (pool == nullptr) {
     run(0, units);
   } else {
     pool->ParallelFor(0, units, grain, run);
   }
+}
+
+void ActivateRows(const ActivationParams &act, int64_t rows, int64_t cols,
+                  int64_t ld, const float *x, float *y) {
+  if (rows <= 0 || cols <= 0) return;
+  ActivationKernelsFor(SelectedVectorIsa()).activate(act, cols, x, y, cols,
+                                                     rows, ld);
 }
 
 }  // namespace kernels

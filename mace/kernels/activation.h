@@ -85,6 +85,13 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
                       int64_t channels, const float *x, float *y, int64_t n,
                       ThreadPool *pool);
 
+// y[r * ld + c] = act(x[r * ld + c]) (the addend alike) for r < rows and
+// c < cols, channel c; one thread, for a block of a GEMM's output while it
+// is in cache: one call, where a call per row would cost more than a short
+// row's activation.
+void ActivateRows(const ActivationParams &act, int64_t rows, int64_t cols,
+                  int64_t ld, const float *x, float *y);
+
 }  // namespace kernels
 }  // namespace mace
 

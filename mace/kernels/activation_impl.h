@@ -11,10 +11,11 @@
 namespace mace {
 namespace kernels {
 
-// Applies act to n values of channels [0, channels) repeated; see
-// ActivateChannelsKernel.
+// Applies act to `rows` rows of n values of channels [0, channels)
+// repeated, ld apart; see ActivateChannelsKernel.
 using ActivateFn = void (*)(const ActivationParams &act, int64_t channels,
-                            const float *x, float *y, int64_t n);
+                            const float *x, float *y, int64_t n, int64_t rows,
+                            int64_t ld);
 
 struct ActivationKernels {
   const char *name;

@@ -7,8 +7,9 @@
 // lanes; other lanes read as 0 and are never written), Set1, Zero, Add,
 // Sub, Mul, Div, Fma(a, b, c) = a * b + c, Max(a, b) = a > b ? a : b (so
 // a NaN in a yields b, as the reference loops' comparisons do), Min, Abs,
-// SelectLess(a, b, t, f) = a < b ? t : f, Round (to nearest integer),
-// Pow2(n) = 2^n for an integral n in [-126, 127], ReduceAdd (the sum of
+// SelectLess(a, b, t, f) = a < b ? t : f, Pow2FromBiased(b) = 2^n for
+// b = kExpMagic + n, n integral in [-126, 127] (b's low mantissa bits,
+// n + 127, shifted into the exponent field), ReduceAdd (the sum of
 // the lanes, in an order fixed per type), and
 // kLibmTranscendentals: when true, SigmoidLanes / TanhLanes / ExpLanes /
 // ErfLanes
@@ -116,16 +117,11 @@ struct VecGeneric {
   static T SelectLess(T a, T b, T t, T f) {
     return Map([&](int i) { return a.v[i] < b.v[i] ? t.v[i] : f.v[i]; });
   }
-  // Inputs are already clamped to a small range: an int conversion rounds.
-  static T Round(T a) {
+  static T Pow2FromBiased(T b) {
     return Map([&](int i) {
-      return static_cast<float>(
-          static_cast<int32_t>(a.v[i] + (a.v[i] >= 0.0f ? 0.5f : -0.5f)));
-    });
-  }
-  static T Pow2(T n) {
-    return Map([&](int i) {
-      const int32_t bits = (static_cast<int32_t>(n.v[i]) + 127) << 23;
+      uint32_t bits;
+      std::memcpy(&bits, &b.v[i], sizeof(bits));
+      bits <<= 23;
       float f;
       std::memcpy(&f, &bits, sizeof(f));
       return f;
@@ -181,13 +177,8 @@ struct VecAvx2 {
   static T SelectLess(T a, T b, T t, T f) {
     return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
   }
-  static T Round(T a) {
-    return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  static T Pow2(T n) {
-    const __m256i e =
-        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+  static T Pow2FromBiased(T b) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(b), 23));
   }
   static float ReduceAdd(T a) {
     __m128 s =
@@ -231,14 +222,8 @@ struct VecAvx512 {
   static T SelectLess(T a, T b, T t, T f) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), f, t);
   }
-  static T Round(T a) {
-    return _mm512_roundscale_ps(a,
-                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  static T Pow2(T n) {
-    const __m512i e =
-        _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+  static T Pow2FromBiased(T b) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(b), 23));
   }
   static float ReduceAdd(T a) { return _mm512_reduce_add_ps(a); }
 };
@@ -276,10 +261,8 @@ struct VecNeon {
   static T SelectLess(T a, T b, T t, T f) {
     return vbslq_f32(vcltq_f32(a, b), t, f);
   }
-  static T Round(T a) { return vrndnq_f32(a); }
-  static T Pow2(T n) {
-    const int32x4_t e = vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127));
-    return vreinterpretq_f32_s32(vshlq_n_s32(e, 23));
+  static T Pow2FromBiased(T b) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vreinterpretq_s32_f32(b), 23));
   }
   static float ReduceAdd(T a) { return vaddvq_f32(a); }
 };
@@ -288,6 +271,10 @@ struct VecNeon {
 // The range ExpInRange accepts: 2^n stays a normal float inside it.
 constexpr float kExpLowest = -87.33654f;
 constexpr float kExpHighest = 88.0f;
+// 1.5 * 2^23 + 127: adding it to a float of magnitude below 2^22 rounds it
+// to an integer n (in the current rounding mode, to nearest), and leaves
+// n + 127, the biased exponent of 2^n, in the sum's low mantissa bits.
+constexpr float kExpMagic = 12583039.0f;
 
 // exp(x) as Cephes' expf (~2 ulp): x = n ln2 + r, exp(r) by a degree-6
 // polynomial, 2^n from the exponent bits. x must lie in [kExpLowest,
@@ -295,7 +282,12 @@ constexpr float kExpHighest = 88.0f;
 template <class V>
 inline typename V::T ExpInRange(typename V::T x) {
   using T = typename V::T;
-  const T n = V::Round(V::Mul(x, V::Set1(1.44269504088896341f)));
+  // n = x log2(e) rounded to an integer by the addition of kExpMagic, in
+  // the FMA, whose sum also yields 2^n (Pow2FromBiased): no float-to-int
+  // conversion or rounding instruction in the chain.
+  const T magic = V::Set1(kExpMagic);
+  const T biased = V::Fma(x, V::Set1(1.44269504088896341f), magic);
+  const T n = V::Sub(biased, magic);
   // ln2 in two parts, so n * ln2 is subtracted without rounding error.
   x = V::Fma(n, V::Set1(-0.693359375f), x);
   x = V::Fma(n, V::Set1(2.12194440e-4f), x);
@@ -306,7 +298,7 @@ inline typename V::T ExpInRange(typename V::T x) {
   p = V::Fma(p, x, V::Set1(1.6666665459e-1f));
   p = V::Fma(p, x, V::Set1(5.0000001201e-1f));
   p = V::Fma(p, V::Mul(x, x), V::Add(x, V::Set1(1.0f)));
-  return V::Mul(p, V::Pow2(n));
+  return V::Mul(p, V::Pow2FromBiased(biased));
 }
 
 // exp(x) clamped so 2^n stays a normal float: results below 2^-126 come out
@@ -391,58 +383,90 @@ class VecActivation {
 
   // v holds channels [c, c + lanes), lanes <= kWidth.
   T operator()(T v, int64_t c, int lanes) const {
+    T result = v;
+    Dispatch([&](auto kind) {
+      result = Apply<decltype(kind)::value>(v, c, lanes);
+    });
+    return result;
+  }
+
+  // Calls f(std::integral_constant<ActivationKind, kind()>{}): loops
+  // instantiated per kind call Apply<K>, without a switch per vector that
+  // keeps the compiler from hoisting constants and interleaving vectors.
+  template <class F>
+  void Dispatch(F &&f) const {
+    using K = ActivationKind;
     switch (kind_) {
-      case ActivationKind::kNone:
-        return v;
-      case ActivationKind::kRelu:
-        return V::Max(v, V::Zero());
-      case ActivationKind::kReluX:
-        return V::Min(V::Max(v, V::Zero()), limit_);
-      case ActivationKind::kLeakyRelu:
-        return Leaky(v, coefficient_);
-      case ActivationKind::kPRelu:
-        return Leaky(v, lanes == V::kWidth ? V::Load(slope_ + c)
-                                           : V::LoadPartial(slope_ + c, lanes));
-      case ActivationKind::kSigmoid:
-        if constexpr (V::kLibmTranscendentals) {
-          return V::SigmoidLanes(v);
-        } else {
-          return Sigmoid<V>(v);
-        }
-      case ActivationKind::kTanh:
-        if constexpr (V::kLibmTranscendentals) {
-          return V::TanhLanes(v);
-        } else {
-          return Tanh<V>(v);
-        }
-      case ActivationKind::kHardSigmoid:
-        return V::Min(V::Max(V::Fma(v, alpha_, beta_), V::Zero()),
-                      V::Set1(1.0f));
-      case ActivationKind::kHardSwish:
-        // In the reference's order: x * clamp(x + 3, 0, 6), then / 6.
-        return V::Div(
-            V::Mul(v, V::Min(V::Max(V::Add(v, V::Set1(3.0f)), V::Zero()),
-                             V::Set1(6.0f))),
-            V::Set1(6.0f));
-      case ActivationKind::kErf:
-        return ErfOf(v);
-      case ActivationKind::kGelu: {
-        const T half_x = V::Mul(V::Set1(0.5f), v);
-        const T e = ErfOf(V::Mul(v, V::Set1(0.70710678118654752f)));
-        return V::Fma(half_x, e, half_x);
-      }
-      case ActivationKind::kSwish: {
-        const T scaled = V::Mul(V::Sub(V::Zero(), coefficient_), v);
-        T e;
-        if constexpr (V::kLibmTranscendentals) {
-          e = V::ExpLanes(scaled);
-        } else {
-          e = Exp<V>(scaled);
-        }
-        return V::Div(v, V::Add(V::Set1(1.0f), e));
-      }
+      case K::kNone: return f(std::integral_constant<K, K::kNone>{});
+      case K::kRelu: return f(std::integral_constant<K, K::kRelu>{});
+      case K::kReluX: return f(std::integral_constant<K, K::kReluX>{});
+      case K::kLeakyRelu: return f(std::integral_constant<K, K::kLeakyRelu>{});
+      case K::kPRelu: return f(std::integral_constant<K, K::kPRelu>{});
+      case K::kSigmoid: return f(std::integral_constant<K, K::kSigmoid>{});
+      case K::kTanh: return f(std::integral_constant<K, K::kTanh>{});
+      case K::kHardSigmoid:
+        return f(std::integral_constant<K, K::kHardSigmoid>{});
+      case K::kHardSwish: return f(std::integral_constant<K, K::kHardSwish>{});
+      case K::kSwish: return f(std::integral_constant<K, K::kSwish>{});
+      case K::kErf: return f(std::integral_constant<K, K::kErf>{});
+      case K::kGelu: return f(std::integral_constant<K, K::kGelu>{});
     }
-    return v;
+  }
+
+  // The activation of kind K (which must be kind()) on v, channels
+  // [c, c + lanes).
+  template <ActivationKind kKind>
+  T Apply(T v, int64_t c, int lanes) const {
+    using K = ActivationKind;
+    if constexpr (kKind == K::kNone) {
+      return v;
+    } else if constexpr (kKind == K::kRelu) {
+      return V::Max(v, V::Zero());
+    } else if constexpr (kKind == K::kReluX) {
+      return V::Min(V::Max(v, V::Zero()), limit_);
+    } else if constexpr (kKind == K::kLeakyRelu) {
+      return Leaky(v, coefficient_);
+    } else if constexpr (kKind == K::kPRelu) {
+      return Leaky(v, lanes == V::kWidth ? V::Load(slope_ + c)
+                                         : V::LoadPartial(slope_ + c, lanes));
+    } else if constexpr (kKind == K::kSigmoid) {
+      if constexpr (V::kLibmTranscendentals) {
+        return V::SigmoidLanes(v);
+      } else {
+        return Sigmoid<V>(v);
+      }
+    } else if constexpr (kKind == K::kTanh) {
+      if constexpr (V::kLibmTranscendentals) {
+        return V::TanhLanes(v);
+      } else {
+        return Tanh<V>(v);
+      }
+    } else if constexpr (kKind == K::kHardSigmoid) {
+      return V::Min(V::Max(V::Fma(v, alpha_, beta_), V::Zero()),
+                    V::Set1(1.0f));
+    } else if constexpr (kKind == K::kHardSwish) {
+      // In the reference's order: x * clamp(x + 3, 0, 6), then / 6.
+      return V::Div(
+          V::Mul(v, V::Min(V::Max(V::Add(v, V::Set1(3.0f)), V::Zero()),
+                           V::Set1(6.0f))),
+          V::Set1(6.0f));
+    } else if constexpr (kKind == K::kErf) {
+      return ErfOf(v);
+    } else if constexpr (kKind == K::kGelu) {
+      const T half_x = V::Mul(V::Set1(0.5f), v);
+      const T e = ErfOf(V::Mul(v, V::Set1(0.70710678118654752f)));
+      return V::Fma(half_x, e, half_x);
+    } else {
+      static_assert(kKind == K::kSwish, "every ActivationKind is handled");
+      const T scaled = V::Mul(V::Sub(V::Zero(), coefficient_), v);
+      T e;
+      if constexpr (V::kLibmTranscendentals) {
+        e = V::ExpLanes(scaled);
+      } else {
+        e = Exp<V>(scaled);
+      }
+      return V::Div(v, V::Add(V::Set1(1.0f), e));
+    }
   }
 
  private:
@@ -469,11 +493,10 @@ class VecActivation {
 
 // ActivateChannelsKernel's loops; kAdd: with act.addend added first.
 template <class V, bool kAdd>
-void ActivateChannelsLoops(const ActivationParams &act,
-                           const VecActivation<V> &activation, int64_t channels,
-                           const float *x, float *y, int64_t n) {
+void ActivateChannelsLoops(const VecActivation<V> &activation,
+                           int64_t channels, const float *x,
+                           const float *addend, float *y, int64_t n) {
   constexpr int kW = V::kWidth;
-  const float *addend = act.addend;
   auto load = [&](int64_t i) {
     typename V::T v = V::Load(x + i);
     if constexpr (kAdd) v = V::Add(v, V::Load(addend + i));
@@ -498,30 +521,46 @@ void ActivateChannelsLoops(const ActivationParams &act,
     }
     return;
   }
-  int64_t i = 0;
-  for (; i + 2 * kW <= n; i += 2 * kW) {
-    const typename V::T a = load(i);
-    const typename V::T b = load(i + kW);
-    V::Store(y + i, activation(a, 0, kW));
-    V::Store(y + i + kW, activation(b, 0, kW));
-  }
-  for (; i < n; i += kW) {
-    const int lanes = static_cast<int>(MinIndex(kW, n - i));
-    V::StorePartial(y + i, lanes, activation(load_partial(i, lanes), 0, lanes));
-  }
+  activation.Dispatch([&](auto kind) {
+    constexpr ActivationKind kKind = decltype(kind)::value;
+    auto apply = [&](typename V::T v, int lanes) {
+      return activation.template Apply<kKind>(v, 0, lanes);
+    };
+    // Four vectors a step: the transcendental activations are chains of
+    // dependent operations, which only independent vectors overlap.
+    int64_t i = 0;
+    for (; i + 4 * kW <= n; i += 4 * kW) {
+      typename V::T v[4];
+      Unroll<4>([&](auto j) { v[j] = load(i + j * kW); });
+      Unroll<4>([&](auto j) { v[j] = apply(v[j], kW); });
+      Unroll<4>([&](auto j) { V::Store(y + i + j * kW, v[j]); });
+    }
+    for (; i + kW <= n; i += kW) V::Store(y + i, apply(load(i), kW));
+    if (i < n) {
+      const int lanes = static_cast<int>(n - i);
+      V::StorePartial(y + i, lanes, apply(load_partial(i, lanes), lanes));
+    }
+  });
 }
 
-// Applies act to n values of channels [0, channels) repeated (n a multiple
-// of channels when the slope is per channel), after adding act.addend when
-// it is set; x, y and the addend possibly equal.
+// Applies act to `rows` rows of n values of channels [0, channels)
+// repeated (n a multiple of channels when the slope is per channel), row r
+// at x + r * ld, y + r * ld, after adding act.addend + r * ld when it is
+// set; x, y and the addend possibly equal.
 template <class V>
 void ActivateChannelsKernel(const ActivationParams &act, int64_t channels,
-                            const float *x, float *y, int64_t n) {
+                            const float *x, float *y, int64_t n, int64_t rows,
+                            int64_t ld) {
   const VecActivation<V> activation(act);
-  if (act.addend != nullptr) {
-    ActivateChannelsLoops<V, true>(act, activation, channels, x, y, n);
-  } else {
-    ActivateChannelsLoops<V, false>(act, activation, channels, x, y, n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t offset = r * ld;
+    if (act.addend != nullptr) {
+      ActivateChannelsLoops<V, true>(activation, channels, x + offset,
+                                     act.addend + offset, y + offset, n);
+    } else {
+      ActivateChannelsLoops<V, false>(activation, channels, x + offset,
+                                      nullptr, y + offset, n);
+    }
   }
 }
 

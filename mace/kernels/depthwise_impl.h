@@ -326,8 +326,8 @@ void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
   if (act.kind == ActivationKind::kNone) return;
   // Any other activation goes over the finished row, still in L1.
   const VecActivation<V> activation(act);
-  ActivateChannelsLoops<V, false>(act, activation, s.channels, y_row, y_row,
-                                  s.out_w * s.channels);
+  ActivateChannelsLoops<V, false>(activation, s.channels, y_row, nullptr,
+                                  y_row, s.out_w * s.channels);
 }
 
 template <class V>

@@ -121,13 +121,14 @@ void ActivateBlock(const Activation &act, const PReluSlope &slope, int64_t col0,
       params.slope_size != 1) {
     params.slope_size = cols;
   }
+  if (vector) {
+    params.addend = addend;
+    kernels::ActivateRows(params, rows, cols, ldc, block, block);
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     float *row = block + r * ldc;
     params.addend = addend != nullptr ? addend + r * ldc : nullptr;
-    if (vector) {
-      kernels::ActivateChannels(params, cols, row, row, cols, nullptr);
-      continue;
-    }
     if (params.addend != nullptr) {
       kernels::ActivationParams add;
       add.addend = params.addend;
