@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mace/kernels/activation.h"
+#include "mace/kernels/binary_channels.h"
 #include "mace/ops/common/broadcast_util.h"
 #include "mace/ops/common/elt_util.h"
 #include "mace/ops/eltwise_type.h"
@@ -257,9 +258,50 @@ bool RunCommonBinary(int type, const BroadcastPlan &plan, const T *a,
   }
 }
 
+// The vector kernel's kind for a type, when it has one.
+bool ToBinaryKind(int type, kernels::BinaryKind *kind) {
+  switch (type) {
+    case kSum: *kind = kernels::BinaryKind::kSum; return true;
+    case kSub: *kind = kernels::BinaryKind::kSub; return true;
+    case kProd: *kind = kernels::BinaryKind::kProd; return true;
+    case kDiv: *kind = kernels::BinaryKind::kDiv; return true;
+    default: return false;
+  }
+}
+
+// SUM / SUB / PROD / DIV of operands of one shape, or with one operand
+// repeated for every row of the other (a per-channel gate or scale), on the
+// vector kernel; false for any other type or pattern.
+bool RunVectorBinary(int type, const std::vector<float> &coeff,
+                     const BroadcastPlan &plan, const float *a, const float *b,
+                     float *y, ThreadPool *pool) {
+  kernels::BinaryKind kind;
+  if (!coeff.empty() || !ToBinaryKind(type, &kind)) return false;
+  const std::vector<int64_t> &sa = plan.a_strides;
+  const std::vector<int64_t> &sb = plan.b_strides;
+  if (plan.dims.size() == 1 && sa[0] == 1 && sb[0] == 1) {
+    const int64_t n = plan.dims[0];
+    kernels::BinaryChannels(kind, a, b, n, false, y, n, pool);
+    return true;
+  }
+  if (plan.dims.size() != 2 || sa[1] != 1 || sb[1] != 1) return false;
+  const int64_t inner = plan.dims[1];
+  const int64_t n = plan.dims[0] * inner;
+  if (sa[0] == inner && sb[0] == 0) {
+    kernels::BinaryChannels(kind, a, b, inner, false, y, n, pool);
+    return true;
+  }
+  if (sa[0] == 0 && sb[0] == inner) {
+    kernels::BinaryChannels(kind, b, a, inner, true, y, n, pool);
+    return true;
+  }
+  return false;
+}
+
 void RunFloatBinary(int type, const std::vector<float> &coeff,
                     const BroadcastPlan &plan, const float *a, const float *b,
                     float *y, ThreadPool *pool) {
+  if (RunVectorBinary(type, coeff, plan, a, b, y, pool)) return;
   if (RunCommonBinary(type, plan, a, b, y, pool)) return;
   switch (type) {
     case kSum:

@@ -1,0 +1,12 @@
+// binary_channels_avx2: BinaryChannels on 8-lane AVX2 vectors (built with
+// -mavx2 -mfma, called only when the CPU has both).
+
+#include "mace/kernels/binary_channels_impl.h"
+
+namespace mace {
+namespace kernels {
+
+BinaryRowsFn BinaryRowsAvx2() { return BinaryRowsKernel<VecAvx2>; }
+
+}  // namespace kernels
+}  // namespace mace
