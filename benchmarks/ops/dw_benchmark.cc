@@ -164,6 +164,10 @@ const bool kRegistered = [] {
   // 5x5 (MnasNet, EfficientNet).
   RegisterDepthwise(240, 28, 28, 5, 1, 1);
   RegisterDepthwise(672, 14, 14, 5, 2, 1);
+  // EfficientNet-B0's last stage: 7x7 maps, where a 5x5 window's border
+  // pixels are most of the output.
+  RegisterDepthwise(1152, 7, 7, 5, 1, 1);
+  RegisterDepthwise(672, 14, 14, 5, 1, 1);
   // ResNet's and SqueezeNet's max pooling, Inception's average pooling,
   // the global average pooling the classifiers end with.
   RegisterPooling(64, 112, 112, 3, 2, 1, true);
