@@ -167,6 +167,8 @@ const bool kRegistered = [] {
   // EfficientNet-B0's last stage: 7x7 maps, where a 5x5 window's border
   // pixels are most of the output.
   RegisterDepthwise(1152, 7, 7, 5, 1, 1);
+  // 1024 channels: a pixel every 4 KiB (aliasing; depthwise_impl.h).
+  RegisterDepthwise(1024, 7, 7, 5, 1, 1);
   RegisterDepthwise(672, 14, 14, 5, 1, 1);
   // ResNet's and SqueezeNet's max pooling, Inception's average pooling,
   // the global average pooling the classifiers end with.

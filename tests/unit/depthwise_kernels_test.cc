@@ -163,7 +163,8 @@ TEST(DepthwiseKernelsTest, EveryIsaMatchesFloat64OnEdgeShapes) {
   auto pool1 = StartPool(1);
   auto pool2 = StartPool(2);
   const int64_t kChannels[] = {1, 3, 5, 17, 33};
-  const int64_t kSpatial[][2] = {{1, 1}, {2, 3}, {7, 5}, {6, 12}, {4, 19}};
+  const int64_t kSpatial[][2] = {{1, 1}, {2, 3}, {7, 5}, {6, 12},
+                                 {4, 19}, {7, 7}, {3, 8}};
   const int64_t kStrides[][2] = {{1, 1}, {2, 2}, {1, 2}, {2, 1}};
   int counter = 0;
   for (int64_t kernel : {3, 5}) {
