@@ -11,6 +11,7 @@
 
 #include "mace/ops/eltwise_type.h"
 #include "mace/converter/onnx/onnx_lowering.h"
+#include "mace/core/int_math.h"
 #include "mace/core/status.h"
 
 namespace mace {
@@ -19,12 +20,6 @@ namespace {
 
 // MACE Pooling and Eltwise codes.
 enum PoolingType : int { kAvgPool = 1, kMaxPool = 2 };
-
-// Floor division, as the ONNX spec's Python formulas use for pads.
-int64_t FloorDiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 // The spatial rank (input rank - 2) of a window op; 1 and 2 are supported.
 MaceStatus SpatialRank(const OnnxNode &node, OnnxContext *context,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "mace/core/int_math.h"
+
 namespace mace {
 namespace {
 
@@ -21,12 +23,6 @@ void AddTap(int64_t input, int64_t kernel, AxisTaps *taps) {
   taps->input.push_back(input);
   taps->kernel.push_back(kernel);
 }
-
-// Floor and ceiling of a / b for b > 0 (C++ division truncates).
-int64_t FloorDiv(int64_t a, int64_t b) {
-  return a / b - (a % b != 0 && a < 0 ? 1 : 0);
-}
-int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
 
 // The kernel indices k of [0, kernel) with low <= k * dilation <= high.
 // Visiting only these makes a tap table cost its taps rather than

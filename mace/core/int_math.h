@@ -1,0 +1,23 @@
+// Integer division rounded down or up, where C++ truncates toward zero:
+// window arithmetic (pads, the taps a kernel index reaches) runs on
+// negative offsets.
+
+#ifndef MACE_CORE_INT_MATH_H_
+#define MACE_CORE_INT_MATH_H_
+
+#include <cstdint>
+
+namespace mace {
+
+// floor(a / b) for b != 0.
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+// ceil(a / b) for b != 0.
+inline int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
+
+}  // namespace mace
+
+#endif  // MACE_CORE_INT_MATH_H_
