@@ -6,6 +6,7 @@
 
 #include <new>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -47,16 +48,19 @@ MaceStatus OutOfResources(const Pieces &...pieces) {
   return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES, StrCat(pieces...));
 }
 
-// Runs `fn`, turning a std::bad_alloc thrown inside it (a container of
-// the engine outgrowing the machine, for a model whose sizes are absurd)
-// into MACE_OUT_OF_RESOURCES: at the API's edge, so that no allocation
-// ends the caller's process.
+// Runs `fn`, turning a std::bad_alloc or std::length_error thrown inside
+// it (a container of the engine outgrowing the machine, or asked for more
+// elements than it can hold, for a model whose sizes are absurd) into
+// MACE_OUT_OF_RESOURCES: at the API's edge, so that no allocation ends the
+// caller's process.
 template <typename Fn>
 MaceStatus OutOfMemoryAsStatus(const std::string &what, Fn &&fn) {
   try {
     return fn();
   } catch (const std::bad_alloc &) {
     return OutOfResources(what, ": out of memory");
+  } catch (const std::length_error &) {
+    return OutOfResources(what, ": a size beyond what memory can hold");
   }
 }
 

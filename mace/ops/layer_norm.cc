@@ -17,9 +17,14 @@ constexpr float kDefaultEpsilon = 1e-5f;
 
 // Where each normalized position reads an affine parameter whose shape
 // broadcasts to `norm_dims`; left empty when the parameter has one value per
-// position already (identity map).
+// position already (identity map), and when `build` is false: an op that
+// will not run (shape inference at conversion) or has no rows to normalize
+// only checks the shape. The map has one entry per normalized position, so
+// it is built only where an input of at least that size exists: a model
+// whose empty input declared dims [0, 1, 2^63 - 1] asked for 2^63 entries.
 MaceStatus ParamIndex(const OpContext &context, int index, const char *what,
-                      const Shape &norm_dims, std::vector<int64_t> *map) {
+                      const Shape &norm_dims, bool build,
+                      std::vector<int64_t> *map) {
   const Tensor &param = context.input(index);
   Shape dims = param.shape();
   // Leading 1s beyond the normalized rank carry no information.
@@ -41,7 +46,7 @@ MaceStatus ParamIndex(const OpContext &context, int index, const char *what,
   }
   map->clear();
   const int64_t count = ShapeElementCount(norm_dims);
-  if (param.size() == count) return MaceStatus::MACE_SUCCESS;
+  if (!build || param.size() == count) return MaceStatus::MACE_SUCCESS;
   // Element strides of the parameter aligned to norm_dims, 0 where it
   // broadcasts.
   std::vector<int64_t> strides(norm_dims.size(), 0);
@@ -84,13 +89,14 @@ class LayerNormOp : public Operation {
     rows_ = 1;
     for (int i = 0; i < axis; ++i) rows_ *= input.dim(i);
     row_size_ = ShapeElementCount(norm_dims);
+    const bool build_maps = context->will_run() && input.size() > 0;
     if (context->num_inputs() > 1) {
-      MACE_RETURN_IF_ERROR(
-          ParamIndex(*context, 1, "gamma", norm_dims, &gamma_index_));
+      MACE_RETURN_IF_ERROR(ParamIndex(*context, 1, "gamma", norm_dims,
+                                      build_maps, &gamma_index_));
     }
     if (context->num_inputs() > 2) {
-      MACE_RETURN_IF_ERROR(
-          ParamIndex(*context, 2, "beta", norm_dims, &beta_index_));
+      MACE_RETURN_IF_ERROR(ParamIndex(*context, 2, "beta", norm_dims,
+                                      build_maps, &beta_index_));
     }
     Tensor *output = context->output(0);
     output->set_dtype(DT_FLOAT);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,12 @@ int RunGuarded(const Subcommand &command, int argc, char **argv, int first) {
     std::cerr << "mace " << command.name
               << ": error: out of memory (the model needs more than this "
                  "machine has)"
+              << std::endl;
+    return mace::tools::kExitBadInput;
+  } catch (const std::length_error &) {
+    std::cerr << "mace " << command.name
+              << ": error: the model asks for a size beyond what memory can "
+                 "hold"
               << std::endl;
     return mace::tools::kExitBadInput;
   }

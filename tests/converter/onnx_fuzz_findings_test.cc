@@ -321,6 +321,36 @@ TEST(OnnxFuzzFindingsTest, MatMulOfManyBatchesConvertsWithoutPerBatchTables) {
   EXPECT_LT(seconds, 10.0);
 }
 
+// LayerNorm's Prepare built an index of the broadcast gamma with one entry
+// per normalized position: an empty input of dims [0, 1, 2^63 - 1] asked
+// for 2^63 entries, and std::vector's length_error ended the process. The
+// index is built only for an op that will run on rows that exist.
+TEST(OnnxFuzzFindingsTest, LayerNormOfAnEmptyInputBuildsNoIndex) {
+  onnx::ModelProto model = NewModel(17);
+  AddInput(&model, "gamma", {1});
+  AddInitializer<float>(&model, "x", {0, 1, kInt64Max}, {});
+  AddNode(&model, "LayerNormalization", {"x", "gamma"}, {"y"});
+  AddOutputs(&model, {"y"});
+  // It converts, or fails with a message; it does not throw.
+  const MaceStatus status = Convert(model);
+  if (status != MaceStatus::MACE_SUCCESS) {
+    EXPECT_FALSE(status.information().empty());
+  }
+
+  onnx::ModelProto rows = NewModel(17);
+  AddInput(&rows, "gamma", {1});
+  AddInput(&rows, "x", {1 << 12, 1 << 18});
+  AddNode(&rows, "LayerNormalization", {"x", "gamma"}, {"y"});
+  AddOutputs(&rows, {"y"});
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Convert(rows), MaceStatus::MACE_SUCCESS);
+  // Shape inference only: no index of the 2^18 positions, nor work per row.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count(),
+            10.0);
+}
+
 }  // namespace
 }  // namespace converter
 }  // namespace mace

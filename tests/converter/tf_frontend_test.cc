@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "mace/converter/ir/graph_builder.h"
 #include "mace/converter/tensorflow/tf_graph.pb.h"
+#include "mace/converter/tensorflow/tf_tensor.h"
 
 namespace mace {
 namespace converter {
@@ -711,6 +712,47 @@ TEST_F(TfFrontendTest, HugeConstShapeIsRejectedWithoutAllocating) {
   EXPECT_NE(Convert(g).code(), MaceStatus::MACE_SUCCESS);
   ASSERT_GE(gaps_.size(), 1u);
   EXPECT_EQ(gaps_[0].node, "c");
+}
+
+// TensorFlow's compact form: values past the last one given repeat it (no
+// value at all means zeros). The repeat is converted once and filled.
+TEST(TfTensorTest, MissingTrailingValuesRepeatTheLastOne) {
+  auto decode = [](tf::DataType type, int64_t count,
+                   const std::vector<double> &given) {
+    tf::TensorProto proto;
+    proto.set_dtype(type);
+    proto.mutable_tensor_shape()->add_dim()->set_size(count);
+    for (double v : given) {
+      if (type == tf::DT_FLOAT) {
+        proto.add_float_val(static_cast<float>(v));
+      } else {
+        proto.add_int64_val(static_cast<int64_t>(v));
+      }
+    }
+    DecodedTfTensor tensor;
+    EXPECT_EQ(DecodeTfTensor(proto, "c", &tensor), MaceStatus::MACE_SUCCESS);
+    return tensor;
+  };
+  DecodedTfTensor floats = decode(tf::DT_FLOAT, 5, {1.5, -2.0, 3.25});
+  EXPECT_EQ(floats.floats,
+            (std::vector<float>{1.5f, -2.0f, 3.25f, 3.25f, 3.25f}));
+  EXPECT_EQ(decode(tf::DT_FLOAT, 3, {}).floats,
+            (std::vector<float>{0.0f, 0.0f, 0.0f}));
+  EXPECT_EQ(decode(tf::DT_FLOAT, 2, {4.0, 5.0}).floats,
+            (std::vector<float>{4.0f, 5.0f}));
+  DecodedTfTensor ints = decode(tf::DT_INT64, 4, {7});
+  EXPECT_TRUE(ints.is_int);
+  EXPECT_EQ(ints.ints, (std::vector<int32_t>{7, 7, 7, 7}));
+  // Saturated to int32 once, then repeated.
+  EXPECT_EQ(decode(tf::DT_INT64, 3, {1, 1e12}).ints,
+            (std::vector<int32_t>{1, std::numeric_limits<int32_t>::max(),
+                                  std::numeric_limits<int32_t>::max()}));
+  const int64_t large = int64_t{1} << 24;
+  DecodedTfTensor filled = decode(tf::DT_FLOAT, large, {0.5, 2.0});
+  ASSERT_EQ(static_cast<int64_t>(filled.floats.size()), large);
+  EXPECT_EQ(filled.floats[0], 0.5f);
+  EXPECT_EQ(filled.floats[1], 2.0f);
+  EXPECT_EQ(filled.floats[large - 1], 2.0f);
 }
 
 TEST_F(TfFrontendTest, CyclesDuplicatesAndDanglingInputsAreReported) {

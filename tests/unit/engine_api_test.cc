@@ -109,6 +109,17 @@ TEST(EngineApiTest, AllocationFailureInsideTheEngineIsAStatus) {
               return MaceStatus(MaceStatus::MACE_SUCCESS);
             }),
             MaceStatus::MACE_SUCCESS);
+  // A container asked for more elements than it can hold, as an absurd
+  // model size makes std::vector::resize throw.
+  const MaceStatus too_long =
+      OutOfMemoryAsStatus("loading the model", []() -> MaceStatus {
+        std::vector<int64_t> values;
+        values.resize(values.max_size() + 1);
+        return MaceStatus(MaceStatus::MACE_SUCCESS);
+      });
+  EXPECT_EQ(too_long.code(), MaceStatus::MACE_OUT_OF_RESOURCES);
+  EXPECT_NE(too_long.information().find("loading the model: "),
+            std::string::npos);
 }
 
 TEST(EngineApiTest, RunMatchesReferenceWithUserOutputBuffer) {

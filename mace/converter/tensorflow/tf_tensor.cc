@@ -282,10 +282,20 @@ MaceStatus DecodeTfTensor(const tf::TensorProto &proto, const std::string &what,
       store(i, ContentValue(type, content.data() + i * bytes));
     }
   } else {
-    // TensorFlow's rule: missing trailing values repeat the last one.
-    const double fill = values.empty() ? 0.0 : values.back();
-    for (int64_t i = 0; i < count; ++i) {
-      store(i, i < static_cast<int64_t>(values.size()) ? values[i] : fill);
+    // TensorFlow's rule: missing trailing values repeat the last one. The
+    // repeat is converted once and filled: a GraphDef of 100 bytes can
+    // declare 2^28 elements, which one conversion each took seconds over.
+    const int64_t given = static_cast<int64_t>(values.size());
+    for (int64_t i = 0; i < given; ++i) store(i, values[i]);
+    if (given < count) {
+      store(given, values.empty() ? 0.0 : values.back());
+      if (tensor->is_int) {
+        std::fill(tensor->ints.begin() + given + 1, tensor->ints.end(),
+                  tensor->ints[given]);
+      } else {
+        std::fill(tensor->floats.begin() + given + 1, tensor->floats.end(),
+                  tensor->floats[given]);
+      }
     }
   }
   return MaceStatus::MACE_SUCCESS;
