@@ -64,23 +64,6 @@ VectorIsa BestIsa() {
 // -1: no override.
 std::atomic<int> g_forced_isa{-1};
 
-const ActivationKernels &ActivationKernelsFor(VectorIsa isa) {
-  switch (isa) {
-#if defined(__x86_64__)
-    case VectorIsa::kAvx2:
-      return ActivationKernelsAvx2();
-    case VectorIsa::kAvx512:
-      return ActivationKernelsAvx512();
-#endif
-#if defined(__aarch64__)
-    case VectorIsa::kNeon:
-      return ActivationKernelsNeon();
-#endif
-    default:
-      return ActivationKernelsGeneric();
-  }
-}
-
 }  // namespace
 
 bool ClampBounds(const ActivationParams &act, float bounds[2]) {
@@ -142,7 +125,7 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
                       int64_t channels, const float *x, float *y, int64_t n,
                       ThreadPool *pool) {
   if (n <= 0) return;
-  const ActivateFn activate = ActivationKernelsFor(isa).activate;
+  const ActivateFn activate = KernelsFor<ActivationKernels>(isa).activate;
   // Chunks of whole channel rows when the slope is per channel, so every
   // chunk starts at channel 0; about 16 KiB of data per chunk otherwise.
   const bool per_channel =
@@ -166,8 +149,8 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
 void ActivateRows(const ActivationParams &act, int64_t rows, int64_t cols,
                   int64_t ld, const float *x, float *y) {
   if (rows <= 0 || cols <= 0) return;
-  ActivationKernelsFor(SelectedVectorIsa()).activate(act, cols, x, y, cols,
-                                                     rows, ld);
+  KernelsFor<ActivationKernels>(SelectedVectorIsa())
+      .activate(act, cols, x, y, cols, rows, ld);
 }
 
 }  // namespace kernels

@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const ActivationKernels &ActivationKernelsAvx2() {
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kAvx2>() {
   static const ActivationKernels kKernels = {"activation_avx2",
                                              ActivateChannelsKernel<VecAvx2>};
   return kKernels;

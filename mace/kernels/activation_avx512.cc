@@ -11,7 +11,8 @@
 namespace mace {
 namespace kernels {
 
-const ActivationKernels &ActivationKernelsAvx512() {
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kAvx512>() {
   static const ActivationKernels kKernels = {"activation_avx512",
                                              ActivateChannelsKernel<VecAvx512>};
   return kKernels;

@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const ActivationKernels &ActivationKernelsGeneric() {
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kGeneric>() {
   static const ActivationKernels kKernels = {
       "activation_generic", ActivateChannelsKernel<VecGeneric>};
   return kKernels;

@@ -7,6 +7,7 @@
 
 #include "mace/kernels/activation.h"
 #include "mace/kernels/activation_vec.h"
+#include "mace/kernels/isa_kernels.h"
 
 namespace mace {
 namespace kernels {
@@ -23,10 +24,14 @@ struct ActivationKernels {
 };
 
 // Defined by the per-ISA files that the build includes.
-const ActivationKernels &ActivationKernelsGeneric();
-const ActivationKernels &ActivationKernelsAvx2();
-const ActivationKernels &ActivationKernelsAvx512();
-const ActivationKernels &ActivationKernelsNeon();
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kGeneric>();
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kAvx2>();
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kAvx512>();
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kNeon>();
 
 }  // namespace kernels
 }  // namespace mace

@@ -8,7 +8,8 @@
 namespace mace {
 namespace kernels {
 
-const ActivationKernels &ActivationKernelsNeon() {
+template <>
+const ActivationKernels &IsaKernels<ActivationKernels, VectorIsa::kNeon>() {
   static const ActivationKernels kKernels = {"activation_neon",
                                              ActivateChannelsKernel<VecNeon>};
   return kKernels;

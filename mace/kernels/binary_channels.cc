@@ -11,23 +11,6 @@ namespace mace {
 namespace kernels {
 namespace {
 
-BinaryRowsFn BinaryRowsFor(VectorIsa isa) {
-  switch (isa) {
-#if defined(__x86_64__)
-    case VectorIsa::kAvx2:
-      return BinaryRowsAvx2();
-    case VectorIsa::kAvx512:
-      return BinaryRowsAvx512();
-#endif
-#if defined(__aarch64__)
-    case VectorIsa::kNeon:
-      return BinaryRowsNeon();
-#endif
-    default:
-      return BinaryRowsGeneric();
-  }
-}
-
 // Values per chunk of the work shared among threads.
 constexpr int64_t kChunkValues = 4096;
 
@@ -44,7 +27,7 @@ void BinaryChannels(VectorIsa isa, BinaryKind kind, const float *a,
                     const float *b, int64_t period, bool repeated_first,
                     float *y, int64_t n, ThreadPool *pool) {
   if (n <= 0 || period <= 0) return;
-  const BinaryRowsFn rows_fn = BinaryRowsFor(isa);
+  const BinaryRowsFn rows_fn = KernelsFor<BinaryChannelsKernels>(isa).rows;
   if (period == n) {
     // One shape: chunks of values, each a row of its own.
     auto run = [&](int64_t begin, int64_t end) {
@@ -67,8 +50,8 @@ void BinaryChannels(VectorIsa isa, BinaryKind kind, const float *a,
   if (pool == nullptr) {
     run(0, rows);
   } else {
-    pool->ParallelFor(0, rows,
-                      std::max<int64_t>(1, kChunkValues / period), run);
+    pool->ParallelFor(0, rows, std::max<int64_t>(1, kChunkValues / period),
+                      run);
   }
 }
 

@@ -6,7 +6,12 @@
 namespace mace {
 namespace kernels {
 
-BinaryRowsFn BinaryRowsAvx2() { return BinaryRowsKernel<VecAvx2>; }
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kAvx2>() {
+  static const BinaryChannelsKernels kKernels{BinaryRowsKernel<VecAvx2>};
+  return kKernels;
+}
 
 }  // namespace kernels
 }  // namespace mace

@@ -10,7 +10,12 @@
 namespace mace {
 namespace kernels {
 
-BinaryRowsFn BinaryRowsAvx512() { return BinaryRowsKernel<VecAvx512>; }
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kAvx512>() {
+  static const BinaryChannelsKernels kKernels{BinaryRowsKernel<VecAvx512>};
+  return kKernels;
+}
 
 }  // namespace kernels
 }  // namespace mace

@@ -6,7 +6,12 @@
 namespace mace {
 namespace kernels {
 
-BinaryRowsFn BinaryRowsGeneric() { return BinaryRowsKernel<VecGeneric>; }
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kGeneric>() {
+  static const BinaryChannelsKernels kKernels{BinaryRowsKernel<VecGeneric>};
+  return kKernels;
+}
 
 }  // namespace kernels
 }  // namespace mace

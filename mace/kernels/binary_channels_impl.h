@@ -7,6 +7,7 @@
 
 #include "mace/kernels/activation_vec.h"
 #include "mace/kernels/binary_channels.h"
+#include "mace/kernels/isa_kernels.h"
 
 namespace mace {
 namespace kernels {
@@ -17,11 +18,24 @@ using BinaryRowsFn = void (*)(BinaryKind kind, const float *a, const float *b,
                               int64_t period, bool repeated_first, float *y,
                               int64_t rows);
 
+// One ISA's kernel.
+struct BinaryChannelsKernels {
+  BinaryRowsFn rows;
+};
+
 // Defined by the per-ISA files that the build includes.
-BinaryRowsFn BinaryRowsGeneric();
-BinaryRowsFn BinaryRowsAvx2();
-BinaryRowsFn BinaryRowsAvx512();
-BinaryRowsFn BinaryRowsNeon();
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kGeneric>();
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kAvx2>();
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kAvx512>();
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kNeon>();
 
 namespace {
 
@@ -58,9 +72,9 @@ void BinaryRowsLoops(const float *a, const float *b, int64_t period, float *y,
     }
     for (; j < period; j += kW) {
       const int lanes = static_cast<int>(MinIndex(kW, period - j));
-      V::StorePartial(out + j, lanes,
-                      combine(V::LoadPartial(x + j, lanes),
-                              V::LoadPartial(b + j, lanes)));
+      V::StorePartial(
+          out + j, lanes,
+          combine(V::LoadPartial(x + j, lanes), V::LoadPartial(b + j, lanes)));
     }
   }
 }
@@ -79,10 +93,14 @@ void BinaryRowsKernel(BinaryKind kind, const float *a, const float *b,
   };
   using K = BinaryKind;
   switch (kind) {
-    case K::kSum: return run(std::integral_constant<K, K::kSum>{});
-    case K::kSub: return run(std::integral_constant<K, K::kSub>{});
-    case K::kProd: return run(std::integral_constant<K, K::kProd>{});
-    case K::kDiv: return run(std::integral_constant<K, K::kDiv>{});
+    case K::kSum:
+      return run(std::integral_constant<K, K::kSum>{});
+    case K::kSub:
+      return run(std::integral_constant<K, K::kSub>{});
+    case K::kProd:
+      return run(std::integral_constant<K, K::kProd>{});
+    case K::kDiv:
+      return run(std::integral_constant<K, K::kDiv>{});
   }
 }
 

@@ -8,7 +8,12 @@
 namespace mace {
 namespace kernels {
 
-BinaryRowsFn BinaryRowsNeon() { return BinaryRowsKernel<VecNeon>; }
+template <>
+const BinaryChannelsKernels &
+IsaKernels<BinaryChannelsKernels, VectorIsa::kNeon>() {
+  static const BinaryChannelsKernels kKernels{BinaryRowsKernel<VecNeon>};
+  return kKernels;
+}
 
 }  // namespace kernels
 }  // namespace mace

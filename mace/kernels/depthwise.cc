@@ -9,23 +9,6 @@ namespace mace {
 namespace kernels {
 namespace {
 
-const DepthwiseKernels &DepthwiseKernelsFor(VectorIsa isa) {
-  switch (isa) {
-#if defined(__x86_64__)
-    case VectorIsa::kAvx2:
-      return DepthwiseKernelsAvx2();
-    case VectorIsa::kAvx512:
-      return DepthwiseKernelsAvx512();
-#endif
-#if defined(__aarch64__)
-    case VectorIsa::kNeon:
-      return DepthwiseKernelsNeon();
-#endif
-    default:
-      return DepthwiseKernelsGeneric();
-  }
-}
-
 bool IsOneOrTwo(int64_t v) { return v == 1 || v == 2; }
 
 }  // namespace
@@ -47,7 +30,7 @@ void DepthwiseConv2d(VectorIsa isa, const DepthwiseShape &s, const float *x,
                      const float *w, const float *bias,
                      const ActivationParams &act, float *y, ThreadPool *pool) {
   const DepthwiseRowFn row_fn =
-      DepthwiseKernelsFor(isa).rows[s.kernel_w == 5][s.stride_w == 2];
+      KernelsFor<DepthwiseKernels>(isa).rows[s.kernel_w == 5][s.stride_w == 2];
   const int64_t image_size = s.in_h * s.in_w * s.channels;
   const int64_t row_size = s.out_w * s.channels;
   auto run = [&](int64_t begin, int64_t end) {

@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const DepthwiseKernels &DepthwiseKernelsAvx2() {
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kAvx2>() {
   static const DepthwiseKernels kKernels =
       MakeDepthwiseKernels<VecAvx2>("depthwise_avx2");
   return kKernels;

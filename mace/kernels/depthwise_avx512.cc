@@ -11,7 +11,8 @@
 namespace mace {
 namespace kernels {
 
-const DepthwiseKernels &DepthwiseKernelsAvx512() {
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kAvx512>() {
   static const DepthwiseKernels kKernels =
       MakeDepthwiseKernels<VecAvx512>("depthwise_avx512");
   return kKernels;

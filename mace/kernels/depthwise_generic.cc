@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const DepthwiseKernels &DepthwiseKernelsGeneric() {
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kGeneric>() {
   static const DepthwiseKernels kKernels =
       MakeDepthwiseKernels<VecGeneric>("depthwise_generic");
   return kKernels;

@@ -20,6 +20,7 @@
 
 #include "mace/kernels/activation_vec.h"
 #include "mace/kernels/depthwise.h"
+#include "mace/kernels/isa_kernels.h"
 
 namespace mace {
 namespace kernels {
@@ -38,10 +39,14 @@ struct DepthwiseKernels {
 };
 
 // Defined by the per-ISA files that the build includes.
-const DepthwiseKernels &DepthwiseKernelsGeneric();
-const DepthwiseKernels &DepthwiseKernelsAvx2();
-const DepthwiseKernels &DepthwiseKernelsAvx512();
-const DepthwiseKernels &DepthwiseKernelsNeon();
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kGeneric>();
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kAvx2>();
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kAvx512>();
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kNeon>();
 
 namespace {
 
@@ -302,9 +307,8 @@ inline __attribute__((always_inline)) void DepthwiseNarrowBlock(
     const float *xr = x + (win.ih0 + r) * s.in_w * channels + c;
     const float *wr = w + r * K * channels + c;
     T wk[K];
-    Unroll<K>([&](auto k) {
-      wk[k] = LoadLanes<V, kFull>(wr + k * channels, lanes);
-    });
+    Unroll<K>(
+        [&](auto k) { wk[k] = LoadLanes<V, kFull>(wr + k * channels, lanes); });
     Unroll<kPixels + K - 1>([&](auto j) {
       const int64_t iw = j - s.pad_left;
       if (iw < 0 || iw >= s.in_w) return;
@@ -338,8 +342,7 @@ inline __attribute__((always_inline)) void DepthwiseNarrowBlock(
 inline bool NarrowRowAliasFree(int64_t channels) {
   constexpr int64_t kAliasBytes = 4096;
   for (int64_t d = 1; d < kNarrowRowPixels; ++d) {
-    if (channels * static_cast<int64_t>(sizeof(float)) * d % kAliasBytes ==
-        0) {
+    if (channels * static_cast<int64_t>(sizeof(float)) * d % kAliasBytes == 0) {
       return false;
     }
   }
@@ -358,8 +361,8 @@ void DepthwiseNarrowRow(const DepthwiseShape &s, const float *x,
                                      kW);
   }
   if (c < s.channels) {
-    DepthwiseNarrowBlock<V, K, false>(s, x, win, w, bias, activation, y_row,
-                                      c, static_cast<int>(s.channels - c));
+    DepthwiseNarrowBlock<V, K, false>(s, x, win, w, bias, activation, y_row, c,
+                                      static_cast<int>(s.channels - c));
   }
 }
 
@@ -423,8 +426,8 @@ void DepthwiseRow(const DepthwiseShape &s, const float *x, int64_t oh,
   if (act.kind == ActivationKind::kNone) return;
   // Any other activation goes over the finished row, still in L1.
   const VecActivation<V> activation(act);
-  ActivateChannelsLoops<V, false>(activation, s.channels, y_row, nullptr,
-                                  y_row, s.out_w * s.channels);
+  ActivateChannelsLoops<V, false>(activation, s.channels, y_row, nullptr, y_row,
+                                  s.out_w * s.channels);
 }
 
 template <class V>

@@ -8,7 +8,8 @@
 namespace mace {
 namespace kernels {
 
-const DepthwiseKernels &DepthwiseKernelsNeon() {
+template <>
+const DepthwiseKernels &IsaKernels<DepthwiseKernels, VectorIsa::kNeon>() {
   static const DepthwiseKernels kKernels =
       MakeDepthwiseKernels<VecNeon>("depthwise_neon");
   return kKernels;

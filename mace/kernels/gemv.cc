@@ -9,26 +9,7 @@
 
 namespace mace {
 namespace kernels {
-namespace {
-
-const GemvKernels &GemvKernelsFor(VectorIsa isa) {
-  switch (isa) {
-#if defined(__x86_64__)
-    case VectorIsa::kAvx2:
-      return GemvKernelsAvx2();
-    case VectorIsa::kAvx512:
-      return GemvKernelsAvx512();
-#endif
-#if defined(__aarch64__)
-    case VectorIsa::kNeon:
-      return GemvKernelsNeon();
-#endif
-    default:
-      return GemvKernelsGeneric();
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void Gemv(const float *w, const float *x, const float *bias, int64_t n,
           int64_t k, float *y, ThreadPool *pool) {
@@ -38,7 +19,7 @@ void Gemv(const float *w, const float *x, const float *bias, int64_t n,
 void Gemv(VectorIsa isa, const float *w, const float *x, const float *bias,
           int64_t n, int64_t k, float *y, ThreadPool *pool) {
   if (n <= 0) return;
-  const GemvRowsFn rows = GemvKernelsFor(isa).rows;
+  const GemvRowsFn rows = KernelsFor<GemvKernels>(isa).rows;
   const int64_t blocks = (n + kGemvRowBlock - 1) / kGemvRowBlock;
   auto run = [&](int64_t block_begin, int64_t block_end) {
     rows(w, x, bias, k, block_begin * kGemvRowBlock,

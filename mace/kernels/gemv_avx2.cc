@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const GemvKernels &GemvKernelsAvx2() {
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kAvx2>() {
   static const GemvKernels kKernels = MakeGemvKernels<VecAvx2>("gemv_avx2");
   return kKernels;
 }

@@ -11,7 +11,8 @@
 namespace mace {
 namespace kernels {
 
-const GemvKernels &GemvKernelsAvx512() {
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kAvx512>() {
   static const GemvKernels kKernels = MakeGemvKernels<VecAvx512>("gemv_avx512");
   return kKernels;
 }

@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const GemvKernels &GemvKernelsGeneric() {
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kGeneric>() {
   static const GemvKernels kKernels =
       MakeGemvKernels<VecGeneric, 1>("gemv_generic");
   return kKernels;

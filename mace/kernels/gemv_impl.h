@@ -20,6 +20,7 @@
 
 #include "mace/kernels/activation_vec.h"
 #include "mace/kernels/gemv.h"
+#include "mace/kernels/isa_kernels.h"
 
 namespace mace {
 namespace kernels {
@@ -37,10 +38,14 @@ struct GemvKernels {
 };
 
 // Defined by the per-ISA files that the build includes.
-const GemvKernels &GemvKernelsGeneric();
-const GemvKernels &GemvKernelsAvx2();
-const GemvKernels &GemvKernelsAvx512();
-const GemvKernels &GemvKernelsNeon();
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kGeneric>();
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kAvx2>();
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kAvx512>();
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kNeon>();
 
 namespace {
 

@@ -8,7 +8,8 @@
 namespace mace {
 namespace kernels {
 
-const GemvKernels &GemvKernelsNeon() {
+template <>
+const GemvKernels &IsaKernels<GemvKernels, VectorIsa::kNeon>() {
   static const GemvKernels kKernels = MakeGemvKernels<VecNeon>("gemv_neon");
   return kKernels;
 }

@@ -7,26 +7,7 @@
 
 namespace mace {
 namespace kernels {
-namespace {
-
-const PoolingKernels &PoolingKernelsFor(VectorIsa isa) {
-  switch (isa) {
-#if defined(__x86_64__)
-    case VectorIsa::kAvx2:
-      return PoolingKernelsAvx2();
-    case VectorIsa::kAvx512:
-      return PoolingKernelsAvx512();
-#endif
-#if defined(__aarch64__)
-    case VectorIsa::kNeon:
-      return PoolingKernelsNeon();
-#endif
-    default:
-      return PoolingKernelsGeneric();
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void Pool2d(PoolKind kind, const PoolShape &shape, const float *x,
             const int64_t *row_counts, const int64_t *col_counts, float *y,
@@ -37,7 +18,7 @@ void Pool2d(PoolKind kind, const PoolShape &shape, const float *x,
 void Pool2d(VectorIsa isa, PoolKind kind, const PoolShape &s, const float *x,
             const int64_t *row_counts, const int64_t *col_counts, float *y,
             ThreadPool *pool) {
-  const PoolingKernels &kernels = PoolingKernelsFor(isa);
+  const PoolingKernels &kernels = KernelsFor<PoolingKernels>(isa);
   const PoolRowFn row_fn =
       kind == PoolKind::kMax ? kernels.max_row : kernels.avg_row;
   const int64_t image_size = s.in_h * s.in_w * s.channels;

@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const PoolingKernels &PoolingKernelsAvx2() {
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kAvx2>() {
   static const PoolingKernels kKernels =
       MakePoolingKernels<VecAvx2>("pooling_avx2");
   return kKernels;

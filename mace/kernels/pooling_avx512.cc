@@ -11,7 +11,8 @@
 namespace mace {
 namespace kernels {
 
-const PoolingKernels &PoolingKernelsAvx512() {
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kAvx512>() {
   static const PoolingKernels kKernels =
       MakePoolingKernels<VecAvx512>("pooling_avx512");
   return kKernels;

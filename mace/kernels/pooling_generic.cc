@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const PoolingKernels &PoolingKernelsGeneric() {
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kGeneric>() {
   static const PoolingKernels kKernels =
       MakePoolingKernels<VecGeneric>("pooling_generic");
   return kKernels;

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "mace/kernels/activation_vec.h"
+#include "mace/kernels/isa_kernels.h"
 #include "mace/kernels/pooling.h"
 
 namespace mace {
@@ -29,10 +30,14 @@ struct PoolingKernels {
 };
 
 // Defined by the per-ISA files that the build includes.
-const PoolingKernels &PoolingKernelsGeneric();
-const PoolingKernels &PoolingKernelsAvx2();
-const PoolingKernels &PoolingKernelsAvx512();
-const PoolingKernels &PoolingKernelsNeon();
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kGeneric>();
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kAvx2>();
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kAvx512>();
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kNeon>();
 
 namespace {
 

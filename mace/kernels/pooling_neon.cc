@@ -8,7 +8,8 @@
 namespace mace {
 namespace kernels {
 
-const PoolingKernels &PoolingKernelsNeon() {
+template <>
+const PoolingKernels &IsaKernels<PoolingKernels, VectorIsa::kNeon>() {
   static const PoolingKernels kKernels =
       MakePoolingKernels<VecNeon>("pooling_neon");
   return kKernels;

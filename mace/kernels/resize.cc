@@ -16,23 +16,6 @@ namespace mace {
 namespace kernels {
 namespace {
 
-const ResizeKernels &ResizeKernelsFor(VectorIsa isa) {
-  switch (isa) {
-#if defined(__x86_64__)
-    case VectorIsa::kAvx2:
-      return ResizeKernelsAvx2();
-    case VectorIsa::kAvx512:
-      return ResizeKernelsAvx512();
-#endif
-#if defined(__aarch64__)
-    case VectorIsa::kNeon:
-      return ResizeKernelsNeon();
-#endif
-    default:
-      return ResizeKernelsGeneric();
-  }
-}
-
 bool SameSourceRow(ResizeKind kind, const ResizeAxis &rows, int64_t a,
                    int64_t b) {
   if (rows.lower[a] != rows.lower[b]) return false;
@@ -105,7 +88,7 @@ void Resize(VectorIsa isa, ResizeKind kind, const ResizeShape &s,
   const int64_t out_rows = s.batch * s.out_h;
   const int64_t row_size = s.out_w * s.channels;
   if (out_rows <= 0 || row_size <= 0) return;
-  const ResizeKernels &kernels = ResizeKernelsFor(isa);
+  const ResizeKernels &kernels = KernelsFor<ResizeKernels>(isa);
   const int64_t in_row_size = s.in_w * s.channels;
   auto run = [&](int64_t begin, int64_t end) {
     ColumnLerpCache cache(kernels, cols, s, x);

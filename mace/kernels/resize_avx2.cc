@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const ResizeKernels &ResizeKernelsAvx2() {
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kAvx2>() {
   static const ResizeKernels kKernels =
       MakeResizeKernels<VecAvx2>("resize_avx2");
   return kKernels;

@@ -11,7 +11,8 @@
 namespace mace {
 namespace kernels {
 
-const ResizeKernels &ResizeKernelsAvx512() {
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kAvx512>() {
   static const ResizeKernels kKernels =
       MakeResizeKernels<VecAvx512>("resize_avx512");
   return kKernels;

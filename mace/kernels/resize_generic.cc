@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const ResizeKernels &ResizeKernelsGeneric() {
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kGeneric>() {
   static const ResizeKernels kKernels =
       MakeResizeKernels<VecGeneric>("resize_generic");
   return kKernels;

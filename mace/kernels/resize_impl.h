@@ -12,6 +12,7 @@
 #define MACE_KERNELS_RESIZE_IMPL_H_
 
 #include "mace/kernels/activation_vec.h"
+#include "mace/kernels/isa_kernels.h"
 #include "mace/kernels/resize.h"
 
 namespace mace {
@@ -35,10 +36,14 @@ struct ResizeKernels {
 };
 
 // Defined by the per-ISA files that the build includes.
-const ResizeKernels &ResizeKernelsGeneric();
-const ResizeKernels &ResizeKernelsAvx2();
-const ResizeKernels &ResizeKernelsAvx512();
-const ResizeKernels &ResizeKernelsNeon();
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kGeneric>();
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kAvx2>();
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kAvx512>();
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kNeon>();
 
 namespace {
 

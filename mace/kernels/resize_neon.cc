@@ -8,7 +8,8 @@
 namespace mace {
 namespace kernels {
 
-const ResizeKernels &ResizeKernelsNeon() {
+template <>
+const ResizeKernels &IsaKernels<ResizeKernels, VectorIsa::kNeon>() {
   static const ResizeKernels kKernels =
       MakeResizeKernels<VecNeon>("resize_neon");
   return kKernels;

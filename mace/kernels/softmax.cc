@@ -10,23 +10,6 @@ namespace mace {
 namespace kernels {
 namespace {
 
-const SoftmaxKernels &SoftmaxKernelsFor(VectorIsa isa) {
-  switch (isa) {
-#if defined(__x86_64__)
-    case VectorIsa::kAvx2:
-      return SoftmaxKernelsAvx2();
-    case VectorIsa::kAvx512:
-      return SoftmaxKernelsAvx512();
-#endif
-#if defined(__aarch64__)
-    case VectorIsa::kNeon:
-      return SoftmaxKernelsNeon();
-#endif
-    default:
-      return SoftmaxKernelsGeneric();
-  }
-}
-
 // About 4K values per task: enough work to pay for the hand-off.
 int64_t GrainOf(int64_t values_per_item) {
   return MaxIndex(1, 4096 / MaxIndex(1, values_per_item));
@@ -42,7 +25,7 @@ void Softmax(bool log, const SoftmaxShape &shape, const float *x, float *y,
 void Softmax(VectorIsa isa, bool log, const SoftmaxShape &s, const float *x,
              float *y, ThreadPool *pool) {
   if (s.outer <= 0 || s.length <= 0 || s.inner <= 0) return;
-  const SoftmaxKernels &kernels = SoftmaxKernelsFor(isa);
+  const SoftmaxKernels &kernels = KernelsFor<SoftmaxKernels>(isa);
   const int64_t block_size = s.length * s.inner;
   if (s.inner == 1) {
     auto run = [&](int64_t begin, int64_t end) {

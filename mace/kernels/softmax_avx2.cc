@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const SoftmaxKernels &SoftmaxKernelsAvx2() {
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kAvx2>() {
   static const SoftmaxKernels kKernels =
       MakeSoftmaxKernels<VecAvx2>("softmax_avx2");
   return kKernels;

@@ -11,7 +11,8 @@
 namespace mace {
 namespace kernels {
 
-const SoftmaxKernels &SoftmaxKernelsAvx512() {
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kAvx512>() {
   static const SoftmaxKernels kKernels =
       MakeSoftmaxKernels<VecAvx512>("softmax_avx512");
   return kKernels;

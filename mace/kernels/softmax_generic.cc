@@ -6,7 +6,8 @@
 namespace mace {
 namespace kernels {
 
-const SoftmaxKernels &SoftmaxKernelsGeneric() {
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kGeneric>() {
   static const SoftmaxKernels kKernels =
       MakeSoftmaxKernels<VecGeneric>("softmax_generic");
   return kKernels;

@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "mace/kernels/activation_vec.h"
+#include "mace/kernels/isa_kernels.h"
 #include "mace/kernels/softmax.h"
 
 namespace mace {
@@ -38,10 +39,14 @@ struct SoftmaxKernels {
 };
 
 // Defined by the per-ISA files that the build includes.
-const SoftmaxKernels &SoftmaxKernelsGeneric();
-const SoftmaxKernels &SoftmaxKernelsAvx2();
-const SoftmaxKernels &SoftmaxKernelsAvx512();
-const SoftmaxKernels &SoftmaxKernelsNeon();
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kGeneric>();
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kAvx2>();
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kAvx512>();
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kNeon>();
 
 namespace {
 

@@ -8,7 +8,8 @@
 namespace mace {
 namespace kernels {
 
-const SoftmaxKernels &SoftmaxKernelsNeon() {
+template <>
+const SoftmaxKernels &IsaKernels<SoftmaxKernels, VectorIsa::kNeon>() {
   static const SoftmaxKernels kKernels =
       MakeSoftmaxKernels<VecNeon>("softmax_neon");
   return kKernels;
