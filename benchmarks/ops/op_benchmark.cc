@@ -50,6 +50,24 @@ void BenchFullyConnected(benchmark::State &state, int64_t n, int64_t k,
   bench::RunModel(state, builder, {{"x", {n, k}}}, n * k * out_c);
 }
 
+// Deconv2D (transposed convolution), VALID: out = (in - 1) * stride + k,
+// with bias. MACs count every input pixel's k x k taps.
+void BenchDeconv2d(benchmark::State &state, int64_t c, int64_t h, int64_t w,
+                   int64_t k, int64_t stride, int64_t out_c) {
+  ModelBuilder builder("bm");
+  builder.AddInput("x", {1, h, w, c});
+  OperatorDef *op = builder.AddOp("Deconv2D", "deconv", {"x", "w", "b"}, {"y"});
+  ModelBuilder::AddIntsArg(op, "strides", {stride, stride});
+  builder.AddFloatTensor("w", {out_c, k, k, c},
+                         bench::RandomVector(out_c * k * k * c));
+  builder.AddFloatTensor("b", {out_c}, bench::RandomVector(out_c));
+  const int64_t out_h = (h - 1) * stride + k;
+  const int64_t out_w = (w - 1) * stride + k;
+  builder.AddOutput("y", {1, out_h, out_w, out_c});
+  bench::RunModel(state, builder, {{"x", {1, h, w, c}}},
+                  h * w * k * k * c * out_c);
+}
+
 void RegisterConv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh,
                     int64_t kw, int64_t stride, int64_t dilation,
                     int64_t out_c) {
@@ -73,6 +91,18 @@ void RegisterFullyConnected(int64_t n, int64_t k, int64_t out_c) {
   })->Unit(benchmark::kMicrosecond);
 }
 
+void RegisterDeconv2d(int64_t c, int64_t h, int64_t w, int64_t k,
+                      int64_t stride, int64_t out_c) {
+  const std::string name = "MACE_BM_DECONV_2D_1_" + std::to_string(c) + "_" +
+                           std::to_string(h) + "_" + std::to_string(w) + "_K" +
+                           std::to_string(k) + "x" + std::to_string(k) + "S" +
+                           std::to_string(stride) + "_VALID_" +
+                           std::to_string(out_c) + "_float_CPU";
+  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
+    BenchDeconv2d(state, c, h, w, k, stride, out_c);
+  })->Unit(benchmark::kMicrosecond);
+}
+
 void RegisterAll() {
   RegisterConv2d(1, 64, 56, 56, 1, 1, 1, 1, 64);
   RegisterConv2d(1, 128, 28, 28, 1, 1, 1, 1, 128);
@@ -81,6 +111,11 @@ void RegisterAll() {
   // SqueezeNet 1.1's classifier: a quarter of that model's time.
   RegisterConv2d(1, 512, 13, 13, 1, 1, 1, 1, 1000);
   RegisterConv2d(1, 64, 56, 56, 3, 3, 1, 1, 64);
+  // Up-convolutions: the zoo UNet's (128 -> 64 on 16x16), a segmentation
+  // head's 2x upsampling to 21 classes (FCN), and one to a single map.
+  RegisterDeconv2d(128, 16, 16, 3, 2, 64);
+  RegisterDeconv2d(21, 64, 64, 4, 2, 21);
+  RegisterDeconv2d(64, 128, 128, 4, 2, 1);
   RegisterFullyConnected(1, 1024, 1000);
   RegisterFullyConnected(1, 2048, 1000);
   // MobileNet v2's and EfficientNet-B0's classifier: the matrix-vector

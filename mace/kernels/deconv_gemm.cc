@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "mace/core/int_math.h"
+
 namespace mace {
 namespace kernels {
 namespace {
@@ -50,40 +52,98 @@ int64_t DeconvGemm::ScratchBytes() const {
          static_cast<int64_t>(sizeof(float));
 }
 
-void DeconvGemm::Scatter(const float *cols, int64_t pixel0, int64_t pixels,
-                         float *output, ThreadPool *pool) const {
+void DeconvGemm::ScatterBlock(const float *cols, int64_t pixel0,
+                              int64_t p_begin, int64_t p_end, int64_t oh_begin,
+                              int64_t oh_end, int64_t c_begin, int64_t c_end,
+                              float *output) const {
   const DeconvGeometry &g = geo_;
   const int64_t n = g.kernel_h * g.kernel_w * g.out_c;
   const int64_t in_pixels = g.in_h * g.in_w;
-  auto scatter = [&](int64_t block_begin, int64_t block_end) {
-    const int64_t c0 = block_begin * kScatterChannels;
-    const int64_t c1 = std::min(block_end * kScatterChannels, g.out_c);
-    for (int64_t p = 0; p < pixels; ++p) {
-      const int64_t pixel = pixel0 + p;
-      const int64_t image = pixel / in_pixels;
-      const int64_t ih = pixel % in_pixels / g.in_w;
-      const int64_t iw = pixel % g.in_w;
-      float *out_image = output + image * g.out_h * g.out_w * g.out_c;
-      const float *row = cols + p * n;
-      for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-        const int64_t oh = ih * g.stride_h + kh * g.dilation_h - g.pad_top;
-        if (oh < 0 || oh >= g.out_h) continue;
-        for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-          const int64_t ow = iw * g.stride_w + kw * g.dilation_w - g.pad_left;
-          if (ow < 0 || ow >= g.out_w) continue;
-          float *dst = out_image + (oh * g.out_w + ow) * g.out_c;
-          const float *src = row + (kh * g.kernel_w + kw) * g.out_c;
-          for (int64_t c = c0; c < c1; ++c) dst[c] += src[c];
-        }
+  for (int64_t p = p_begin; p < p_end; ++p) {
+    const int64_t pixel = pixel0 + p;
+    const int64_t image = pixel / in_pixels;
+    const int64_t ih = pixel % in_pixels / g.in_w;
+    const int64_t iw = pixel % g.in_w;
+    float *out_image = output + image * g.out_h * g.out_w * g.out_c;
+    const float *row = cols + p * n;
+    for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+      const int64_t oh = ih * g.stride_h + kh * g.dilation_h - g.pad_top;
+      if (oh < oh_begin || oh >= oh_end) continue;
+      for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+        const int64_t ow = iw * g.stride_w + kw * g.dilation_w - g.pad_left;
+        if (ow < 0 || ow >= g.out_w) continue;
+        float *dst = out_image + (oh * g.out_w + ow) * g.out_c;
+        const float *src = row + (kh * g.kernel_w + kw) * g.out_c;
+        for (int64_t c = c_begin; c < c_end; ++c) dst[c] += src[c];
+      }
+    }
+  }
+}
+
+void DeconvGemm::Scatter(const float *cols, int64_t pixel0, int64_t pixels,
+                         float *output, ThreadPool *pool) const {
+  const DeconvGeometry &g = geo_;
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  const int64_t blocks = (g.out_c + kScatterChannels - 1) / kScatterChannels;
+  if (blocks >= threads) {
+    auto scatter = [&](int64_t block_begin, int64_t block_end) {
+      ScatterBlock(cols, pixel0, 0, pixels, 0, g.out_h,
+                   block_begin * kScatterChannels,
+                   std::min(block_end * kScatterChannels, g.out_c), output);
+    };
+    if (pool != nullptr) {
+      pool->ParallelFor(0, blocks, 1, scatter);
+    } else {
+      scatter(0, blocks);
+    }
+    return;
+  }
+  // Fewer channel blocks than threads (a head of a few classes, or 64
+  // channels on two threads): bands of the output rows the tile reaches in
+  // each image, every channel, one band per thread. A task reads only the
+  // tile's pixels whose input rows reach its band, so overlapping taps stay
+  // within one task.
+  const int64_t in_pixels = g.in_h * g.in_w;
+  const int64_t first_image = pixel0 / in_pixels;
+  const int64_t last_pixel = pixel0 + pixels - 1;
+  const int64_t images = last_pixel / in_pixels - first_image + 1;
+  const int64_t reach = (g.kernel_h - 1) * g.dilation_h;
+  auto scatter = [&](int64_t task_begin, int64_t task_end) {
+    for (int64_t task = task_begin; task < task_end; ++task) {
+      const int64_t image = first_image + task / threads;
+      const int64_t band = task % threads;
+      const int64_t image_start = image * in_pixels;
+      // The input rows of this image in the tile, and the output rows they
+      // reach.
+      const int64_t ih_first =
+          (std::max(pixel0, image_start) - image_start) / g.in_w;
+      const int64_t ih_last =
+          (std::min(last_pixel, image_start + in_pixels - 1) - image_start) /
+          g.in_w;
+      const int64_t oh_lo =
+          std::max<int64_t>(0, ih_first * g.stride_h - g.pad_top);
+      const int64_t oh_hi = std::min<int64_t>(
+          g.out_h, ih_last * g.stride_h + reach - g.pad_top + 1);
+      if (oh_lo >= oh_hi) continue;
+      const int64_t oh_begin = oh_lo + band * (oh_hi - oh_lo) / threads;
+      const int64_t oh_end = oh_lo + (band + 1) * (oh_hi - oh_lo) / threads;
+      // Input rows ih with ih * stride + kh * dilation - pad in the band.
+      const int64_t ih_lo = std::max<int64_t>(
+          0, CeilDiv(oh_begin + g.pad_top - reach, g.stride_h));
+      const int64_t ih_hi = std::min<int64_t>(
+          g.in_h, FloorDiv(oh_end - 1 + g.pad_top, g.stride_h) + 1);
+      if (oh_begin >= oh_end || ih_lo >= ih_hi) continue;
+      const int64_t p_begin =
+          std::max(pixel0, image_start + ih_lo * g.in_w) - pixel0;
+      const int64_t p_end =
+          std::min(pixel0 + pixels, image_start + ih_hi * g.in_w) - pixel0;
+      if (p_begin < p_end) {
+        ScatterBlock(cols, pixel0, p_begin, p_end, oh_begin, oh_end, 0, g.out_c,
+                     output);
       }
     }
   };
-  const int64_t blocks = (g.out_c + kScatterChannels - 1) / kScatterChannels;
-  if (pool != nullptr) {
-    pool->ParallelFor(0, blocks, 1, scatter);
-  } else {
-    scatter(0, blocks);
-  }
+  pool->ParallelFor(0, images * threads, 1, scatter);
 }
 
 void DeconvGemm::Run(const float *input, const float *bias, float *output,

@@ -4,8 +4,10 @@
 //   y[oh][ow][co] = bias[co] + sum of the cols entries whose input pixel p
 //     and tap (kh, kw) land on (oh, ow) = p * stride + tap * dilation - pad
 // The input is taken in tiles of pixels so the cols scratch stays small;
-// the scatter of a tile is shared among threads by output channels, so no
-// two threads add into the same value.
+// the scatter of a tile is shared among threads by blocks of output
+// channels, or, when those are fewer than the threads, by bands of the
+// output rows the tile reaches: either way no two threads add into the
+// same value.
 
 #ifndef MACE_KERNELS_DECONV_GEMM_H_
 #define MACE_KERNELS_DECONV_GEMM_H_
@@ -47,6 +49,12 @@ class DeconvGemm {
  private:
   void Scatter(const float *cols, int64_t pixel0, int64_t pixels, float *output,
                ThreadPool *pool) const;
+  // Adds the tile's rows [p_begin, p_end) (tile-relative; pixel0 is the
+  // tile's first input pixel) into the output rows [oh_begin, oh_end) and
+  // channels [c_begin, c_end): a task owns such a block of the output.
+  void ScatterBlock(const float *cols, int64_t pixel0, int64_t p_begin,
+                    int64_t p_end, int64_t oh_begin, int64_t oh_end,
+                    int64_t c_begin, int64_t c_end, float *output) const;
 
   DeconvGeometry geo_;
   PackedMatrixB packed_;  // [Cin] x [Kh * Kw * Cout]

@@ -232,6 +232,22 @@ TEST(Deconv2dTest, ManyTilesAndChannelBlocksMatchReference) {
   CheckDeconv(s, 2);
 }
 
+// Fewer output channels than a scatter block: on two threads the scatter
+// goes by bands of output rows, through tiles spanning several images,
+// with taps overlapping across bands (kernel and dilation over the stride).
+TEST(Deconv2dTest, FewChannelsScatterByRowBandsMatchReference) {
+  for (int64_t out_c : {1, 2, 64}) {
+    DeconvSpec s = Spec({3, 17, 9, 4}, out_c, 3, 3);
+    s.strides = {2, 2};
+    s.dilations = {2, 1};
+    s.pads = {2, 1, 0, 1};
+    for (int threads : {1, 2}) CheckDeconv(s, threads);
+    s = Spec({2, 23, 5, 6}, out_c, 4, 2);
+    s.strides = {1, 2};
+    CheckDeconv(s, 2);
+  }
+}
+
 TEST(Deconv2dTest, ExplicitAsymmetricPadsMatchReference) {
   for (int threads : {1, 2}) {
     DeconvSpec s = Spec({1, 5, 4, 3}, 5, 3, 3);
@@ -542,8 +558,8 @@ TEST(DepthwiseDeconv2dTest, FusedPReluMatchesReference) {
 
 TEST(Deconv2dTest, FusedPReluSlopeSizeMismatchIsAnError) {
   for (bool depthwise : {false, true}) {
-    DeconvSpec s = depthwise ? DwSpec({1, 4, 4, 3}, 2, 3, 3)
-                             : Spec({1, 4, 4, 3}, 6, 3, 3);
+    DeconvSpec s =
+        depthwise ? DwSpec({1, 4, 4, 3}, 2, 3, 3) : Spec({1, 4, 4, 3}, 6, 3, 3);
     s.activation = "PRELU";
     s.slope = RandomFloats(4);  // 6 output channels
     const std::string msg = DeconvError(s, FilterShape(s));
@@ -554,8 +570,8 @@ TEST(Deconv2dTest, FusedPReluSlopeSizeMismatchIsAnError) {
 
 TEST(Deconv2dTest, FusedPReluWithoutBiasIsAnError) {
   for (bool depthwise : {false, true}) {
-    DeconvSpec s = depthwise ? DwSpec({1, 4, 4, 3}, 2, 3, 3)
-                             : Spec({1, 4, 4, 3}, 6, 3, 3);
+    DeconvSpec s =
+        depthwise ? DwSpec({1, 4, 4, 3}, 2, 3, 3) : Spec({1, 4, 4, 3}, 6, 3, 3);
     s.activation = "PRELU";
     s.slope = RandomFloats(6);
     s.bias = false;
