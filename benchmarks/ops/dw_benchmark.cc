@@ -80,17 +80,26 @@ void RegisterPooling(int64_t c, int64_t h, int64_t w, int64_t k, int64_t stride,
 }
 
 // Eltwise of x [1, h, w, c] and y, same shape or per channel [c].
+// The second operand of a benchmarked Eltwise: the first's shape, one
+// value per channel, or one per pixel (an [N, H, W, 1] map scaling every
+// channel, rows of C values in the broadcast loop).
+enum class EltwiseOperand { kSame, kChannel, kPixel };
+
 void RegisterEltwise(const char *type_name, int type, int64_t c, int64_t h,
-                     int64_t w, bool per_channel) {
+                     int64_t w, EltwiseOperand operand) {
+  const char *suffix = operand == EltwiseOperand::kSame      ? "_SAME"
+                       : operand == EltwiseOperand::kChannel ? "_CHANNEL"
+                                                             : "_PIXEL";
   const std::string name = std::string("MACE_BM_ELTWISE_") + type_name + "_" +
-                           JoinDims({1, c, h, w}) +
-                           (per_channel ? "_CHANNEL" : "_SAME") + "_float_CPU";
+                           JoinDims({1, c, h, w}) + suffix + "_float_CPU";
   RegisterMicros(name, [=](benchmark::State &state) {
     ModelBuilder builder("bm");
     builder.AddInput("x", {1, h, w, c});
-    const std::vector<int64_t> b_shape = per_channel
+    const std::vector<int64_t> b_shape = operand == EltwiseOperand::kSame
+                                             ? std::vector<int64_t>{1, h, w, c}
+                                         : operand == EltwiseOperand::kChannel
                                              ? std::vector<int64_t>{c}
-                                             : std::vector<int64_t>{1, h, w, c};
+                                             : std::vector<int64_t>{1, h, w, 1};
     builder.AddInput("b", b_shape);
     OperatorDef *op = builder.AddOp("Eltwise", "elt", {"x", "b"}, {"y"});
     ModelBuilder::AddIntArg(op, "type", type);
@@ -179,9 +188,10 @@ const bool kRegistered = [] {
   RegisterPooling(2048, 7, 7, 0, 1, 0, false);
   RegisterPooling(1000, 13, 13, 0, 1, 0, false);
   // Residual adds (ResNet), a per-channel scale.
-  RegisterEltwise("SUM", 0, 256, 56, 56, false);
-  RegisterEltwise("SUM", 0, 512, 28, 28, false);
-  RegisterEltwise("PROD", 2, 64, 56, 56, true);
+  RegisterEltwise("SUM", 0, 256, 56, 56, EltwiseOperand::kSame);
+  RegisterEltwise("SUM", 0, 512, 28, 28, EltwiseOperand::kSame);
+  RegisterEltwise("PROD", 2, 64, 56, 56, EltwiseOperand::kChannel);
+  RegisterEltwise("PROD", 2, 3, 224, 224, EltwiseOperand::kPixel);
   RegisterActivation("RELU", 64, 112, 112);
   RegisterActivation("RELUX", 64, 112, 112);
   RegisterActivation("LEAKYRELU", 64, 56, 56);

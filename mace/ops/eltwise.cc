@@ -130,10 +130,10 @@ void BinaryLoop(const BroadcastPlan &plan, const T *a, const T *b, T *y,
       std::max<int64_t>(1, kPiece / std::max<int64_t>(inner, 1));
   if (pieces_per_row == 1) {
     pool->ParallelFor(0, plan.rows(), grain, [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        int64_t ia = 0, ib = 0;
-        plan.RowOffsets(row, &ia, &ib);
-        BinaryRowPiece(a + ia, sa, b + ib, sb, y + row * inner, 0, inner, f);
+      BroadcastRowCursor cursor(plan, begin);
+      for (int64_t row = begin; row < end; ++row, cursor.Next()) {
+        BinaryRowPiece(a + cursor.a_offset(), sa, b + cursor.b_offset(), sb,
+                       y + row * inner, 0, inner, f);
       }
     });
     return;
@@ -144,9 +144,9 @@ void BinaryLoop(const BroadcastPlan &plan, const T *a, const T *b, T *y,
           const int64_t row = piece / pieces_per_row;
           const int64_t j0 = (piece % pieces_per_row) * kPiece;
           const int64_t j1 = std::min(inner, j0 + kPiece);
-          int64_t ia = 0, ib = 0;
-          plan.RowOffsets(row, &ia, &ib);
-          BinaryRowPiece(a + ia, sa, b + ib, sb, y + row * inner, j0, j1, f);
+          const BroadcastRowCursor cursor(plan, row);
+          BinaryRowPiece(a + cursor.a_offset(), sa, b + cursor.b_offset(), sb,
+                         y + row * inner, j0, j1, f);
         }
       });
 }

@@ -83,17 +83,25 @@ int64_t BroadcastPlan::rows() const {
   return count;
 }
 
-void BroadcastPlan::RowOffsets(int64_t row, int64_t *a_offset,
-                               int64_t *b_offset) const {
-  int64_t a = 0, b = 0;
-  for (size_t k = dims.size() - 1; k-- > 0;) {
-    const int64_t coord = row % dims[k];
-    row /= dims[k];
-    a += coord * a_strides[k];
-    b += coord * b_strides[k];
+BroadcastRowCursor::BroadcastRowCursor(const BroadcastPlan &plan, int64_t row)
+    : plan_(plan), coords_(plan.dims.size(), 0) {
+  for (size_t k = plan.dims.size() - 1; k-- > 0;) {
+    coords_[k] = row % plan.dims[k];
+    row /= plan.dims[k];
+    a_offset_ += coords_[k] * plan.a_strides[k];
+    b_offset_ += coords_[k] * plan.b_strides[k];
   }
-  *a_offset = a;
-  *b_offset = b;
+}
+
+void BroadcastRowCursor::Next() {
+  for (size_t k = plan_.dims.size() - 1; k-- > 0;) {
+    a_offset_ += plan_.a_strides[k];
+    b_offset_ += plan_.b_strides[k];
+    if (++coords_[k] < plan_.dims[k]) return;
+    a_offset_ -= plan_.dims[k] * plan_.a_strides[k];
+    b_offset_ -= plan_.dims[k] * plan_.b_strides[k];
+    coords_[k] = 0;
+  }
 }
 
 }  // namespace mace

@@ -32,9 +32,26 @@ struct BroadcastPlan {
   // Length of the innermost loop and number of rows (all other dims).
   int64_t inner() const { return dims.back(); }
   int64_t rows() const;
-  // Offsets into a and b of the first element of output row `row`; output
-  // row `row` starts at element row * inner().
-  void RowOffsets(int64_t row, int64_t *a_offset, int64_t *b_offset) const;
+};
+
+// Walks the output rows of a plan in order from `row` (output row r starts
+// at element r * inner()): the offsets into a and b of the current row's
+// first element. Next() steps the outer coordinates instead of dividing
+// the row index by each dim, which cost more than the row itself when rows
+// are a few values long (an [H, W, 1] map scaling [H, W, 3]).
+class BroadcastRowCursor {
+ public:
+  BroadcastRowCursor(const BroadcastPlan &plan, int64_t row);
+
+  int64_t a_offset() const { return a_offset_; }
+  int64_t b_offset() const { return b_offset_; }
+  void Next();
+
+ private:
+  const BroadcastPlan &plan_;
+  std::vector<int64_t> coords_;  // along plan.dims, the inner one unused
+  int64_t a_offset_ = 0;
+  int64_t b_offset_ = 0;
 };
 
 // Requires BroadcastShape(a, b, ...) to have succeeded.
