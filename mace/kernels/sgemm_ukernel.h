@@ -128,6 +128,20 @@ inline __attribute__((always_inline)) void ForEachRunStep(const SgemmTileA &a,
                                                           const float *b,
                                                           const char *prefetch,
                                                           Step &&step) {
+  if (a.runs.count == 1) {
+    // A plain matrix, the common case, without the runs' loop around its
+    // depth loop: a fixed cost per call that a 1x1 layer of depth 16
+    // (MobileNet-v2's and EfficientNet's expansions) paid on every 8 x 32
+    // tile. 16 -> 96 channels on 112x112 (AVX-512, 1 thread) went from
+    // 437-582 to 399-435 us; deeper layers moved within the noise.
+    if (a.runs.runs[0] == nullptr) return;
+    const float *a_run = a.runs.runs[0] + a.offset;
+    auto run_step = [&](int64_t p, auto parity) __attribute__((always_inline)) {
+      step(a_run, b, p, parity);
+    };
+    ForEachDepthStep<kPaired>(a.runs.run_k, prefetch, run_step);
+    return;
+  }
   for (int s = 0; s < a.runs.count; ++s) {
     if (a.runs.runs[s] == nullptr) continue;
     const float *a_run = a.runs.runs[s] + a.offset;
