@@ -132,8 +132,12 @@ inline __attribute__((always_inline)) void ForEachRunStep(const SgemmTileA &a,
     // A plain matrix, the common case, without the runs' loop around its
     // depth loop: a fixed cost per call that a 1x1 layer of depth 16
     // (MobileNet-v2's and EfficientNet's expansions) paid on every 8 x 32
-    // tile. 16 -> 96 channels on 112x112 (AVX-512, 1 thread) went from
-    // 437-582 to 399-435 us; deeper layers moved within the noise.
+    // tile. 16 -> 96 channels on 112x112 (AVX-512, 1 thread, 8
+    // interleaved pairs) went from 437-582 to 399-486 us; deeper layers
+    // moved within the noise. Written apart from the loop below: the same
+    // body shared through a lambda taking the run's index compiled to
+    // other code, which ran 2.3-2.8x slower at that depth in two of four
+    // interleaved runs.
     if (a.runs.runs[0] == nullptr) return;
     const float *a_run = a.runs.runs[0] + a.offset;
     auto run_step = [&](int64_t p, auto parity) __attribute__((always_inline)) {
