@@ -73,6 +73,19 @@ class ThreadPool {
   std::unique_ptr<Impl> impl_;
 };
 
+// pool->ParallelFor(begin, end, grain, fn), or fn(begin, end) in one call
+// on the caller when there is no pool: kernels take a null pool when they
+// run outside an engine (the packers at load, tests, benchmarks).
+inline void ParallelForOrInline(ThreadPool *pool, int64_t begin, int64_t end,
+                                int64_t grain,
+                                FunctionRef<void(int64_t, int64_t)> fn) {
+  if (pool != nullptr) {
+    pool->ParallelFor(begin, end, grain, fn);
+  } else if (begin < end) {
+    fn(begin, end);
+  }
+}
+
 }  // namespace mace
 
 #endif  // MACE_CORE_THREAD_POOL_H_

@@ -139,11 +139,7 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
     activate(chunk, channels, x + begin * unit, y + begin * unit,
              (end - begin) * unit, 1, 0);
   };
-  if (pool == nullptr) {
-    run(0, units);
-  } else {
-    pool->ParallelFor(0, units, grain, run);
-  }
+  ParallelForOrInline(pool, 0, units, grain, run);
 }
 
 void ActivateRows(const ActivationParams &act, int64_t rows, int64_t cols,

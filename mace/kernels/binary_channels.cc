@@ -34,11 +34,7 @@ void BinaryChannels(VectorIsa isa, BinaryKind kind, const float *a,
       rows_fn(kind, a + begin, b + begin, end - begin, repeated_first,
               y + begin, 1);
     };
-    if (pool == nullptr) {
-      run(0, n);
-    } else {
-      pool->ParallelFor(0, n, kChunkValues, run);
-    }
+    ParallelForOrInline(pool, 0, n, kChunkValues, run);
     return;
   }
   // Chunks of whole rows, so that every chunk starts at channel 0.
@@ -47,12 +43,8 @@ void BinaryChannels(VectorIsa isa, BinaryKind kind, const float *a,
     rows_fn(kind, a + begin * period, b, period, repeated_first,
             y + begin * period, end - begin);
   };
-  if (pool == nullptr) {
-    run(0, rows);
-  } else {
-    pool->ParallelFor(0, rows, std::max<int64_t>(1, kChunkValues / period),
-                      run);
-  }
+  ParallelForOrInline(pool, 0, rows,
+                      std::max<int64_t>(1, kChunkValues / period), run);
 }
 
 }  // namespace kernels

@@ -91,11 +91,7 @@ void DeconvGemm::Scatter(const float *cols, int64_t pixel0, int64_t pixels,
                    block_begin * kScatterChannels,
                    std::min(block_end * kScatterChannels, g.out_c), output);
     };
-    if (pool != nullptr) {
-      pool->ParallelFor(0, blocks, 1, scatter);
-    } else {
-      scatter(0, blocks);
-    }
+    ParallelForOrInline(pool, 0, blocks, 1, scatter);
     return;
   }
   // Fewer channel blocks than threads (a head of a few classes, or 64
@@ -160,13 +156,9 @@ void DeconvGemm::Run(const float *input, const float *bias, float *output,
       }
     }
   };
-  if (pool != nullptr) {
-    pool->ParallelFor(
-        0, out_pixels,
-        std::max<int64_t>(1, 4096 / std::max<int64_t>(g.out_c, 1)), fill);
-  } else {
-    fill(0, out_pixels);
-  }
+  ParallelForOrInline(
+      pool, 0, out_pixels,
+      std::max<int64_t>(1, 4096 / std::max<int64_t>(g.out_c, 1)), fill);
   const int64_t n = g.kernel_h * g.kernel_w * g.out_c;
   const int64_t in_pixels = g.batch * g.in_h * g.in_w;
   for (int64_t p0 = 0; p0 < in_pixels; p0 += tile_pixels_) {

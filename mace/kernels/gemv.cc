@@ -25,14 +25,10 @@ void Gemv(VectorIsa isa, const float *w, const float *x, const float *bias,
     rows(w, x, bias, k, block_begin * kGemvRowBlock,
          std::min(block_end * kGemvRowBlock, n), y);
   };
-  if (pool == nullptr) {
-    run(0, blocks);
-    return;
-  }
   // About 64 KiB of weights per task: enough to amortise a wake-up.
   const int64_t grain =
       std::max<int64_t>(1, 16384 / std::max<int64_t>(kGemvRowBlock * k, 1));
-  pool->ParallelFor(0, blocks, grain, run);
+  ParallelForOrInline(pool, 0, blocks, grain, run);
 }
 
 }  // namespace kernels

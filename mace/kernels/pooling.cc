@@ -30,11 +30,7 @@ void Pool2d(VectorIsa isa, PoolKind kind, const PoolShape &s, const float *x,
              y + row * row_size);
     }
   };
-  if (pool == nullptr) {
-    run(0, s.batch * s.out_h);
-  } else {
-    pool->ParallelFor(0, s.batch * s.out_h, 1, run);
-  }
+  ParallelForOrInline(pool, 0, s.batch * s.out_h, 1, run);
 }
 
 }  // namespace kernels

@@ -111,11 +111,7 @@ void Resize(VectorIsa isa, ResizeKind kind, const ResizeShape &s,
       }
     }
   };
-  if (pool == nullptr) {
-    run(0, out_rows);
-  } else {
-    pool->ParallelFor(0, out_rows, MaxIndex(1, 4096 / row_size), run);
-  }
+  ParallelForOrInline(pool, 0, out_rows, MaxIndex(1, 4096 / row_size), run);
 }
 
 }  // namespace kernels

@@ -163,10 +163,8 @@ void RunOrDeferPanels(int64_t panels, int64_t panel_floats, ThreadPool *pool,
                       DeferredWork *work, const PanelsFn &fn) {
   if (work != nullptr) {
     DeferPanelPieces(panels, panel_floats, work, fn);
-  } else if (pool != nullptr) {
-    pool->ParallelFor(0, panels, 1, fn);
   } else {
-    fn(0, panels);
+    ParallelForOrInline(pool, 0, panels, 1, fn);
   }
 }
 

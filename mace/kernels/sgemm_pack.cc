@@ -166,14 +166,10 @@ void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
     PackPanels(b, b_is_n_by_k, packed, begin, end);
   };
   const int64_t panels = PanelCount(*packed);
-  if (pool != nullptr) {
-    // A panel of a few KiB is not worth a hand-off.
-    const int64_t grain = std::max<int64_t>(
-        1, 16384 / std::max<int64_t>(packed->k * packed->nr, 1));
-    pool->ParallelFor(0, panels, grain, pack_panels);
-  } else {
-    pack_panels(0, panels);
-  }
+  // A panel of a few KiB is not worth a hand-off.
+  const int64_t grain = std::max<int64_t>(
+      1, 16384 / std::max<int64_t>(packed->k * packed->nr, 1));
+  ParallelForOrInline(pool, 0, panels, grain, pack_panels);
 }
 
 int64_t DeferredPiecePanels(int64_t panel_floats) {

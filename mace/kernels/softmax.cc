@@ -32,11 +32,7 @@ void Softmax(VectorIsa isa, bool log, const SoftmaxShape &s, const float *x,
       kernels.rows(log, s.length, x + begin * s.length, y + begin * s.length,
                    end - begin);
     };
-    if (pool == nullptr) {
-      run(0, s.outer);
-    } else {
-      pool->ParallelFor(0, s.outer, GrainOf(s.length), run);
-    }
+    ParallelForOrInline(pool, 0, s.outer, GrainOf(s.length), run);
     return;
   }
   const int64_t width = kernels.width;
@@ -49,11 +45,8 @@ void Softmax(VectorIsa isa, bool log, const SoftmaxShape &s, const float *x,
                     static_cast<int>(MinIndex(width, s.inner - first_line)));
     }
   };
-  if (pool == nullptr) {
-    run(0, s.outer * blocks);
-  } else {
-    pool->ParallelFor(0, s.outer * blocks, GrainOf(s.length * width), run);
-  }
+  ParallelForOrInline(pool, 0, s.outer * blocks, GrainOf(s.length * width),
+                      run);
 }
 
 }  // namespace kernels

@@ -203,6 +203,30 @@ TEST(ThreadPoolTest, ParallelForBeforeInitRunsOnCaller) {
   EXPECT_FALSE(other_thread.load());
 }
 
+TEST(ThreadPoolTest, ParallelForOrInlineWithoutPoolIsOneCallOnCaller) {
+  std::vector<Chunk> chunks;
+  std::vector<std::thread::id> ids;
+  const auto record = [&](int64_t lo, int64_t hi) {
+    chunks.emplace_back(lo, hi);
+    ids.push_back(std::this_thread::get_id());
+  };
+  ParallelForOrInline(nullptr, -4, 4097, 1, record);
+  ParallelForOrInline(nullptr, 7, 7, 1, record);
+  ParallelForOrInline(nullptr, 9, 2, 1, record);
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0], Chunk(-4, 4097));
+  EXPECT_EQ(ids[0], std::this_thread::get_id());
+}
+
+TEST(ThreadPoolTest, ParallelForOrInlineWithPoolCoversEveryIndexOnce) {
+  auto pool = StartPool(3, AFFINITY_NONE);
+  std::vector<std::atomic<int>> hits(5000);
+  ParallelForOrInline(pool.get(), 0, 5000, 7, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) ++hits[i];
+  });
+  for (const auto &hit : hits) ASSERT_EQ(hit.load(), 1);
+}
+
 // Chunks that wait for one another can only finish if every thread takes
 // exactly one of them.
 TEST(ThreadPoolTest, EveryThreadTakesPartInALargeLoop) {
