@@ -386,22 +386,11 @@ class VecActivation {
 
   // v holds channels [c, c + lanes), lanes <= kWidth.
   T operator()(T v, int64_t c, int lanes) const {
-    using K = ActivationKind;
-    switch (kind_) {
-      case K::kNone: return Apply<K::kNone>(v, c, lanes);
-      case K::kRelu: return Apply<K::kRelu>(v, c, lanes);
-      case K::kReluX: return Apply<K::kReluX>(v, c, lanes);
-      case K::kLeakyRelu: return Apply<K::kLeakyRelu>(v, c, lanes);
-      case K::kPRelu: return Apply<K::kPRelu>(v, c, lanes);
-      case K::kSigmoid: return Apply<K::kSigmoid>(v, c, lanes);
-      case K::kTanh: return Apply<K::kTanh>(v, c, lanes);
-      case K::kHardSigmoid: return Apply<K::kHardSigmoid>(v, c, lanes);
-      case K::kHardSwish: return Apply<K::kHardSwish>(v, c, lanes);
-      case K::kSwish: return Apply<K::kSwish>(v, c, lanes);
-      case K::kErf: return Apply<K::kErf>(v, c, lanes);
-      case K::kGelu: return Apply<K::kGelu>(v, c, lanes);
-    }
-    return v;
+    T out = v;
+    Dispatch([&](auto kind) {
+      out = Apply<decltype(kind)::value>(v, c, lanes);
+    });
+    return out;
   }
 
   // Calls f(std::integral_constant<ActivationKind, kind()>{}): loops
