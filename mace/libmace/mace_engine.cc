@@ -75,14 +75,12 @@ class MappedFile {
     if (data_ != nullptr) munmap(data_, size_);
   }
   MaceStatus Map(const std::string &path) {
-    // Every weight is read at load (packing) or by the first run: the
-    // whole file is mapped in one call rather than faulted in 64 KiB at a
-    // time inside the packing.
-#if defined(MAP_POPULATE)
-    constexpr int kPopulate = MAP_POPULATE;
-#else
-    constexpr int kPopulate = 0;
-#endif
+    // Mapped lazily: the kernel maps a cached file's pages 64 KiB a fault,
+    // cheaper than MAP_POPULATE's page-by-page walk, and weights served
+    // packed from the packed weight cache are never touched. Interleaved
+    // processes (2 threads, 5-7 each): load with the cache, MobileNet-v2
+    // 3.67 -> 2.54 ms, ResNet-50 6.02 -> 1.53; packing at load 5.77 ->
+    // 4.52 and 41.5 -> 25.3; first runs within the noise.
     const int fd = open(path.c_str(), O_RDONLY);
     if (fd < 0) return InvalidArgs("cannot open weights file '", path, "'");
     struct stat info;
@@ -95,7 +93,7 @@ class MappedFile {
                    info.st_mtim.tv_nsec;
     if (size_ > 0) {
       void *mapped =
-          mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | kPopulate, fd, 0);
+          mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
       if (mapped == MAP_FAILED) {
         close(fd);
         return InvalidArgs("cannot map weights file '", path, "'");
