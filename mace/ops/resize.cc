@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "mace/core/aligned_buffer.h"
+#include "mace/core/tensor.h"
 #include "mace/kernels/resize.h"
 #include "mace/ops/common/move_util.h"
 #include "mace/ops/op_registry.h"
@@ -176,10 +178,12 @@ class ResizeOp : public Operation {
     Coord coord = Coord::kTfLegacy;
     NearestRound round = NearestRound::kPreferFloor;
     MACE_RETURN_IF_ERROR(ParseMode(*context, &coord, &round));
+    MACE_RETURN_IF_ERROR(SetOutput(
+        context, DT_FLOAT, {input.dim(0), h.out, w.out, input.dim(3)}));
+    MACE_RETURN_IF_ERROR(ExpectFitsMemory(*context, h, w));
     rows_ = BuildAxisMap(nearest_, coord, round, h);
     cols_ = BuildAxisMap(nearest_, coord, round, w);
-    return SetOutput(context, DT_FLOAT,
-                     {input.dim(0), h.out, w.out, input.dim(3)});
+    return MaceStatus::MACE_SUCCESS;
   }
 
   MaceStatus Run(OpContext *context) override {
@@ -230,13 +234,32 @@ class ResizeOp : public Operation {
     for (int64_t s : size) {
       if (s < 1 || s > (int64_t{1} << 31)) {
         return context.InvalidArgs("output size ", ShapeToString(size),
-                                   " must be positive");
+                                   " must be positive and at most 2^31");
       }
     }
     h->out = size[0];
     w->out = size[1];
     h->onnx_scale = static_cast<double>(h->out) / static_cast<double>(h->in);
     w->onnx_scale = static_cast<double>(w->out) / static_cast<double>(w->in);
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  // An output size no machine of this one's memory could hold is refused
+  // before its coordinate maps (one entry a row and a column) are built:
+  // a size of 2^31 would otherwise spend minutes and tens of GB on them.
+  static MaceStatus ExpectFitsMemory(const OpContext &context,
+                                     const AxisSpec &h, const AxisSpec &w) {
+    const Tensor &output = context.output(0);
+    constexpr int64_t kMapEntryBytes =
+        2 * sizeof(int64_t) + sizeof(float);  // lower, upper, lerp
+    if (!HasValidSize(output) ||
+        static_cast<uint64_t>(output.bytes()) +
+                static_cast<uint64_t>((h.out + w.out) * kMapEntryBytes) >
+            PhysicalMemoryBytes()) {
+      return context.OutOfResources(
+          "output shape ", ShapeToString(output.shape()),
+          " needs more memory than this machine has");
+    }
     return MaceStatus::MACE_SUCCESS;
   }
 

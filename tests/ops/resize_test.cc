@@ -329,6 +329,20 @@ TEST(ResizeErrorTest, SizeOfWrongLengthOrZeroIsRejected) {
   ExpectError(&zero, "positive");
 }
 
+TEST(ResizeErrorTest, SizeBeyondMemoryIsRejectedBeforeItsMapsAreBuilt) {
+  // 2^62 output values: the coordinate maps alone would take 86 GB.
+  OpTester tester("ResizeBilinear", "rb6");
+  tester.Input("x", {1, 2, 2, 1}, RandomFloats(4))
+      .Output("y")
+      .ArgInts("size", {int64_t{1} << 31, int64_t{1} << 31});
+  ExpectError(&tester, "more memory than this machine has");
+  OpTester beyond("ResizeNearestNeighbor", "rn3");
+  beyond.Input("x", {1, 2, 2, 1}, RandomFloats(4))
+      .Output("y")
+      .ArgInts("size", {(int64_t{1} << 31) + 1, 4});
+  ExpectError(&beyond, "at most 2^31");
+}
+
 TEST(ResizeErrorTest, WrongRankIsRejected) {
   OpTester tester("ResizeBilinear", "rb5");
   tester.Input("x", {2, 2, 1}, RandomFloats(4))
