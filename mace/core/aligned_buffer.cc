@@ -146,7 +146,12 @@ void AlignedBuffer::Prefault(size_t offset, size_t bytes) {
   uintptr_t begin = (base + offset) / page * page;
   const uintptr_t end =
       RoundUp(base + offset + std::min(bytes, size_ - offset), page);
-  while (begin < end && begin < base + huge_bytes_ && !HugePagesSlow()) {
+  // Only a mapped buffer has huge pages, and its data_ starts one; an
+  // operator new buffer starts inside a page, so `begin` may lie below
+  // base and must not be compared with base + huge_bytes_ (it once skipped
+  // to the next 2 MiB boundary, leaving such buffers unmapped).
+  while (huge_bytes_ > 0 && begin < end && begin < base + huge_bytes_ &&
+         !HugePagesSlow()) {
     const uintptr_t next = RoundUp(begin + 1, kHugePageBytes);
     ProbeHugePage(begin - base);
     begin = next;

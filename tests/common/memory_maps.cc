@@ -1,9 +1,15 @@
 #include "tests/common/memory_maps.h"
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace mace {
 namespace test {
@@ -27,6 +33,29 @@ long AnonHugePagesKb(const void *address) {
     }
   }
   return -1;
+}
+
+long ResidentPages(const void *address, size_t bytes) {
+#if defined(__linux__)
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (page_size <= 0 || bytes == 0) return -1;
+  const uintptr_t page = static_cast<uintptr_t>(page_size);
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(address) / page * page;
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(address) + bytes + page - 1) / page * page;
+  std::vector<unsigned char> resident((end - begin) / page);
+  if (mincore(reinterpret_cast<void *>(begin), end - begin,
+              resident.data()) != 0) {
+    return -1;
+  }
+  long count = 0;
+  for (unsigned char flags : resident) count += flags & 1;
+  return count;
+#else
+  (void)address;
+  (void)bytes;
+  return -1;
+#endif
 }
 
 }  // namespace test

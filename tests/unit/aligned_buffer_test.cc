@@ -5,6 +5,7 @@
 #include "mace/core/aligned_buffer.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -139,6 +140,38 @@ TEST(AlignedBufferTest, PrefaultOnThreadsKeepsContents) {
 }
 
 #if defined(__linux__)
+// Buffers under 2 MiB come from operator new and start inside a page:
+// Prefault maps every page of them (it once mapped none of a buffer that
+// did not cross a 2 MiB boundary), by range and on a pool's threads.
+TEST(AlignedBufferTest, PrefaultMapsEveryPageOfABufferUnderAHugePage) {
+  ThreadPool pool(2, AFFINITY_NONE);
+  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
+  for (size_t bytes : {size_t{300} << 10, (size_t{1} << 20) + 100,
+                       (size_t{2} << 20) - 4096}) {
+    for (int how = 0; how < 3; ++how) {
+      AlignedBuffer buffer;
+      ASSERT_TRUE(buffer.Allocate(bytes));
+      if (test::ResidentPages(buffer.data(), bytes) < 0) {
+        GTEST_SKIP() << "mincore is not available";
+      }
+      if (how == 0) buffer.Prefault();
+      if (how == 1) buffer.Prefault(&pool);
+      if (how == 2) {
+        buffer.Prefault(bytes / 2, bytes);
+        buffer.Prefault(0, bytes / 2);
+      }
+      const long page = sysconf(_SC_PAGESIZE);
+      const uintptr_t first =
+          reinterpret_cast<uintptr_t>(buffer.data()) / page;
+      const uintptr_t last =
+          (reinterpret_cast<uintptr_t>(buffer.data()) + bytes - 1) / page;
+      EXPECT_EQ(test::ResidentPages(buffer.data(), bytes),
+                static_cast<long>(last - first + 1))
+          << bytes << " bytes, way " << how;
+    }
+  }
+}
+
 // Huge pages found slow while a buffer's pages are mapped on a pool's
 // threads: those not yet mapped come as small ones.
 TEST(AlignedBufferTest, HugePagesFoundSlowOnThreadsGiveSmallPages) {
