@@ -58,5 +58,21 @@ long ResidentPages(const void *address, size_t bytes) {
 #endif
 }
 
+bool PopulateWriteMapsPages() {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr size_t kBytes = 16 * 4096;
+  void *mapped = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return false;
+  const bool maps = madvise(mapped, kBytes, MADV_POPULATE_WRITE) == 0 &&
+                    ResidentPages(mapped, kBytes) ==
+                        static_cast<long>(kBytes / sysconf(_SC_PAGESIZE));
+  munmap(mapped, kBytes);
+  return maps;
+#else
+  return false;
+#endif
+}
+
 }  // namespace test
 }  // namespace mace

@@ -17,6 +17,10 @@ long AnonHugePagesKb(const void *address);
 // (mincore); -1 where that cannot be asked.
 long ResidentPages(const void *address, size_t bytes);
 
+// Whether madvise(MADV_POPULATE_WRITE) maps the pages of a fresh mapping,
+// as seen by ResidentPages.
+bool PopulateWriteMapsPages();
+
 }  // namespace test
 }  // namespace mace
 
