@@ -3,6 +3,8 @@
 
 #include "mace/kernels/depthwise.h"
 
+#include <algorithm>
+
 #include "mace/kernels/depthwise_impl.h"
 
 namespace mace {
@@ -17,7 +19,22 @@ bool DepthwiseKernelSupports(const DepthwiseShape &s) {
   return s.kernel_h == s.kernel_w && (s.kernel_w == 3 || s.kernel_w == 5) &&
          IsOneOrTwo(s.stride_h) && IsOneOrTwo(s.stride_w) &&
          s.dilation_h == 1 && s.dilation_w == 1 && s.pad_top >= 0 &&
-         s.pad_left >= 0 && s.channels >= 1 && s.in_h >= 1 && s.in_w >= 1;
+         s.pad_left >= 0 && s.channels >= 1 && s.in_h >= 1 && s.in_w >= 1 &&
+         (s.weight_stride == 0 || s.weight_stride >= s.channels);
+}
+
+int64_t DepthwiseWeightStride(int64_t channels) {
+  constexpr int64_t kSetStrideFloats = 1024 / sizeof(float);
+  constexpr int64_t kLineFloats = 64 / sizeof(float);
+  return channels % kSetStrideFloats == 0 ? channels + kLineFloats : channels;
+}
+
+void LayDepthwiseWeights(const float *w, int64_t taps, int64_t channels,
+                         int64_t stride, float *laid) {
+  for (int64_t t = 0; t < taps; ++t) {
+    std::copy_n(w + t * channels, channels, laid + t * stride);
+    std::fill(laid + t * stride + channels, laid + (t + 1) * stride, 0.0f);
+  }
 }
 
 void DepthwiseConv2d(const DepthwiseShape &shape, const float *x,
@@ -26,9 +43,11 @@ void DepthwiseConv2d(const DepthwiseShape &shape, const float *x,
   DepthwiseConv2d(SelectedVectorIsa(), shape, x, w, bias, act, y, pool);
 }
 
-void DepthwiseConv2d(VectorIsa isa, const DepthwiseShape &s, const float *x,
-                     const float *w, const float *bias,
+void DepthwiseConv2d(VectorIsa isa, const DepthwiseShape &shape,
+                     const float *x, const float *w, const float *bias,
                      const ActivationParams &act, float *y, ThreadPool *pool) {
+  DepthwiseShape s = shape;
+  if (s.weight_stride == 0) s.weight_stride = s.channels;
   const DepthwiseRowFn row_fn =
       KernelsFor<DepthwiseKernels>(isa).rows[s.kernel_w == 5][s.stride_w == 2];
   const int64_t image_size = s.in_h * s.in_w * s.channels;

@@ -84,6 +84,7 @@ inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
   using T = typename V::T;
   constexpr int kW = V::kWidth;
   const int64_t channels = s.channels;
+  const int64_t tap_stride = s.weight_stride;  // set by the driver
   const int64_t iw0 = ow * S - s.pad_left;
   T acc[kTile][kBlocks];
   Unroll<kBlocks>([&](auto b) {
@@ -97,7 +98,7 @@ inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
   // lent Xeon, AVX-512).
   auto window_row = [&](auto r) __attribute__((always_inline)) {
     const float *xr = x + ((win.ih0 + r) * s.in_w + iw0) * channels + c;
-    const float *wr = w + r * K * channels + c;
+    const float *wr = w + r * K * tap_stride + c;
     if constexpr (kBlocks == 1 && kTile <= 4) {
       // The (kTile - 1) * S + K input vectors the tile's windows share,
       // each loaded once.
@@ -107,14 +108,15 @@ inline __attribute__((always_inline)) void DepthwiseInteriorBlock(
         in[i] = LoadLanes<V, kFull>(xr + i * channels, lanes);
       });
       Unroll<K>([&](auto k) {
-        const T wk = LoadLanes<V, kFull>(wr + k * channels, lanes);
+        const T wk = LoadLanes<V, kFull>(wr + k * tap_stride, lanes);
         Unroll<kTile>(
             [&](auto p) { acc[p][0] = V::Fma(in[p * S + k], wk, acc[p][0]); });
       });
     } else {
       Unroll<K>([&](auto k) {
         Unroll<kBlocks>([&](auto b) {
-          const T wk = LoadLanes<V, kFull>(wr + k * channels + b * kW, lanes);
+          const T wk =
+              LoadLanes<V, kFull>(wr + k * tap_stride + b * kW, lanes);
           Unroll<kTile>([&](auto p) {
             const T in = LoadLanes<V, kFull>(
                 xr + (p * S + k) * channels + b * kW, lanes);
@@ -171,6 +173,7 @@ inline __attribute__((always_inline)) void DepthwiseBorderBlock(
   using T = typename V::T;
   constexpr int kW = V::kWidth;
   const int64_t channels = s.channels;
+  const int64_t tap_stride = s.weight_stride;  // set by the driver
   T acc[kBlocks];
   Unroll<kBlocks>([&](auto b) {
     acc[b] = bias != nullptr ? LoadLanes<V, kFull>(bias + c + b * kW, lanes)
@@ -178,11 +181,12 @@ inline __attribute__((always_inline)) void DepthwiseBorderBlock(
   });
   for (int64_t r = win.r0; r < win.r1; ++r) {
     const float *xr = x + ((win.ih0 + r) * s.in_w + iw0) * channels + c;
-    const float *wr = w + r * K * channels + c;
+    const float *wr = w + r * K * tap_stride + c;
     for (int64_t k = k0; k < k1; ++k) {
       Unroll<kBlocks>([&](auto b) {
         acc[b] = V::Fma(LoadLanes<V, kFull>(xr + k * channels + b * kW, lanes),
-                        LoadLanes<V, kFull>(wr + k * channels + b * kW, lanes),
+                        LoadLanes<V, kFull>(wr + k * tap_stride + b * kW,
+                                            lanes),
                         acc[b]);
       });
     }
@@ -299,16 +303,19 @@ inline __attribute__((always_inline)) void DepthwiseNarrowBlock(
   using T = typename V::T;
   constexpr int kPixels = kNarrowRowPixels;
   const int64_t channels = s.channels;
+  const int64_t tap_stride = s.weight_stride;  // set by the driver
   const T init =
       bias != nullptr ? LoadLanes<V, kFull>(bias + c, lanes) : V::Zero();
   T acc[kPixels];
   Unroll<kPixels>([&](auto p) { acc[p] = init; });
   for (int64_t r = win.r0; r < win.r1; ++r) {
     const float *xr = x + (win.ih0 + r) * s.in_w * channels + c;
-    const float *wr = w + r * K * channels + c;
+    const float *wr = w + r * K * tap_stride + c;
     T wk[K];
     Unroll<K>(
-        [&](auto k) { wk[k] = LoadLanes<V, kFull>(wr + k * channels, lanes); });
+        [&](auto k) {
+          wk[k] = LoadLanes<V, kFull>(wr + k * tap_stride, lanes);
+        });
     Unroll<kPixels + K - 1>([&](auto j) {
       const int64_t iw = j - s.pad_left;
       if (iw < 0 || iw >= s.in_w) return;

@@ -11,9 +11,12 @@
 //   output:  [N, Ho, Wo, C * multiplier], channel c * multiplier + m from
 //            input channel c and filter [:, :, c, m].
 // Multiplier 1 with a 3x3 or 5x5 window, strides 1 or 2 and no dilation
-// runs the direct vector kernels (mace/kernels/depthwise.h); every other
-// shape the reference loops over taps (conv_util.h), the specification.
+// runs the direct vector kernels (mace/kernels/depthwise.h), a constant
+// filter re-laid at load with the taps the kernels run fastest with;
+// every other shape the reference loops over taps (conv_util.h), the
+// specification.
 
+#include "mace/core/aligned_buffer.h"
 #include "mace/kernels/depthwise.h"
 #include "mace/ops/common/conv_util.h"
 #include "mace/ops/op_registry.h"
@@ -39,7 +42,8 @@ class DepthwiseConv2dOp : public Operation {
         *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
     MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
-    return PrepareKernel(*context);
+    MACE_RETURN_IF_ERROR(PrepareKernel(*context));
+    return LayWeights(*context);
   }
 
   MaceStatus Run(OpContext *context) override {
@@ -88,7 +92,42 @@ class DepthwiseConv2dOp : public Operation {
     shape_.dilation_w = window.dilation_w;
     shape_.pad_top = pads.top;
     shape_.pad_left = pads.left;
+    shape_.weight_stride = 0;  // LayWeights sets it with a re-laid filter
     use_kernel_ = kernels::DepthwiseKernelSupports(shape_);
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  // A constant filter copied with the kernels' preferred tap stride, where
+  // that is not the model's (in the packed weight store, so the packed
+  // weight cache keeps it too).
+  MaceStatus LayWeights(const OpContext &context) {
+    laid_weights_ = nullptr;
+    owned_weights_ = AlignedArray<float>();
+    const Tensor &filter = context.input(1);
+    const int64_t stride = kernels::DepthwiseWeightStride(shape_.channels);
+    if (!use_kernel_ || !context.will_run() || stride == shape_.channels ||
+        !filter.is_constant() || !filter.has_data()) {
+      return MaceStatus::MACE_SUCCESS;
+    }
+    const int64_t taps = shape_.kernel_h * shape_.kernel_w;
+    float *laid = nullptr;
+    bool ready = false;
+    if (PackedWeightSource *source = context.packed_weights()) {
+      laid = static_cast<float *>(source->Acquire(
+          taps * stride * static_cast<int64_t>(sizeof(float)), &ready));
+    } else if (owned_weights_.Allocate(static_cast<size_t>(taps * stride))) {
+      laid = owned_weights_.data();
+    }
+    if (laid == nullptr) {
+      return context.OutOfResources("cannot allocate the re-laid copy of ",
+                                    "filter '", filter.name(), "'");
+    }
+    if (!ready) {
+      kernels::LayDepthwiseWeights(filter.data<float>(), taps,
+                                   shape_.channels, stride, laid);
+    }
+    laid_weights_ = laid;
+    shape_.weight_stride = stride;
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -98,9 +137,11 @@ class DepthwiseConv2dOp : public Operation {
     kernels::ActivationParams fused;
     const bool in_kernel = ToKernelActivation(activation_, slope, &fused);
     float *y = context->output(0)->mutable_data<float>();
-    kernels::DepthwiseConv2d(shape_, context->input(0).data<float>(),
-                             context->input(1).data<float>(), bias, fused, y,
-                             context->thread_pool());
+    const float *weights = laid_weights_ != nullptr
+                               ? laid_weights_
+                               : context->input(1).data<float>();
+    kernels::DepthwiseConv2d(shape_, context->input(0).data<float>(), weights,
+                             bias, fused, y, context->thread_pool());
     if (!in_kernel) {
       ActivateRowsInPlace(activation_, slope, dims_.out_c, y,
                           dims_.batch * dims_.out_h * dims_.out_w,
@@ -112,6 +153,8 @@ class DepthwiseConv2dOp : public Operation {
   ConvDims dims_;
   bool use_kernel_ = false;
   kernels::DepthwiseShape shape_;
+  const float *laid_weights_ = nullptr;  // null: the filter input as it is
+  AlignedArray<float> owned_weights_;    // laid_weights_ without a store
   AxisTaps rows_;
   AxisTaps cols_;
 };

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -223,6 +224,76 @@ TEST(DepthwiseKernelsTest, EveryIsaMatchesFloat64OnEdgeShapes) {
   }
 }
 
+TEST(DepthwiseKernelsTest, WeightStridePadsOnlyChannelsOf256Multiples) {
+  EXPECT_EQ(DepthwiseWeightStride(1), 1);
+  EXPECT_EQ(DepthwiseWeightStride(960), 960);
+  EXPECT_EQ(DepthwiseWeightStride(256), 256 + 16);
+  EXPECT_EQ(DepthwiseWeightStride(1024), 1024 + 16);
+  const std::vector<float> w = {1, 2, 3, 4, 5, 6};  // 2 taps, 3 channels
+  std::vector<float> laid(2 * 5, NAN);
+  LayDepthwiseWeights(w.data(), 2, 3, 5, laid.data());
+  EXPECT_EQ(laid, (std::vector<float>{1, 2, 3, 0, 0, 4, 5, 6, 0, 0}));
+}
+
+// Taps weight_stride floats apart, the padding NaN (read, it would show):
+// the same results as the model's layout, on every ISA and path (narrow
+// rows, tiles, borders).
+TEST(DepthwiseKernelsTest, PaddedWeightStrideMatchesFloat64) {
+  std::mt19937 rng(20261128);
+  auto pool = StartPool(2);
+  for (int64_t kernel : {3, 5}) {
+    for (int64_t stride : {1, 2}) {
+      for (int64_t channels : {int64_t{5}, int64_t{33}, int64_t{256}}) {
+        for (int64_t width : {int64_t{7}, int64_t{19}}) {
+          Case k;
+          DepthwiseShape &s = k.shape;
+          s.batch = 1;
+          s.in_h = 6;
+          s.in_w = width;
+          s.channels = channels;
+          s.kernel_h = s.kernel_w = kernel;
+          s.stride_h = s.stride_w = stride;
+          s.pad_top = s.pad_left = kernel / 2;
+          s.out_h = OutSize(s.in_h, kernel, stride, kernel / 2);
+          s.out_w = OutSize(s.in_w, kernel, stride, kernel / 2);
+          k.x = RandomVector(s.in_h * s.in_w * channels, &rng);
+          k.w = RandomVector(kernel * kernel * channels, &rng);
+          k.bias = RandomVector(channels, &rng);
+          k.act.kind = ActivationKind::kReluX;
+          k.act.max_limit = 0.5f;
+          const int64_t taps = kernel * kernel;
+          const int64_t padded = channels + 16 + channels % 3;
+          std::vector<float> laid(taps * padded, NAN);
+          for (int64_t t = 0; t < taps; ++t) {
+            std::copy_n(k.w.data() + t * channels, channels,
+                        laid.data() + t * padded);
+          }
+          DepthwiseShape strided = s;
+          strided.weight_stride = padded;
+          ASSERT_TRUE(DepthwiseKernelSupports(strided));
+          for (VectorIsa isa : AvailableVectorIsas()) {
+            std::vector<float> y(s.out_h * s.out_w * channels, NAN);
+            DepthwiseConv2d(isa, strided, k.x.data(), laid.data(),
+                            k.bias.data(), k.act, y.data(), pool.get());
+            ExpectMatchesReference(
+                k, y,
+                std::string(VectorIsaName(isa)) + " k=" +
+                    std::to_string(kernel) + " s=" + std::to_string(stride) +
+                    " c=" + std::to_string(channels) +
+                    " w=" + std::to_string(width));
+            if (HasFailure()) return;
+          }
+        }
+      }
+    }
+  }
+  DepthwiseShape narrower;
+  narrower.kernel_h = narrower.kernel_w = 3;
+  narrower.channels = narrower.in_h = narrower.in_w = 4;
+  narrower.weight_stride = 3;
+  EXPECT_FALSE(DepthwiseKernelSupports(narrower));
+}
+
 // Rows wide enough for the 8-pixel tiles and the 4-pixel tiles after them,
 // with full (unrolled) and clipped windows, 3x3 and 5x5, under every
 // activation: ReLU and ReLUX are applied in registers, the others over the
@@ -271,14 +342,24 @@ TEST(DepthwiseKernelsTest, WideRowsMatchFloat64UnderEveryActivation) {
 
 // A MobileNet-like layer through the op, under every ISA: SAME padding,
 // stride 2, ReLU6, channels spanning several vectors and a tail.
+void ExpectOpMatchesFloat64UnderEveryIsa(int64_t channels);
+
+// 256 channels: the op re-lays the filter with padded taps.
 TEST(DepthwiseKernelsTest, OpMatchesFloat64UnderEveryIsa) {
+  for (int64_t channels : {int64_t{37}, int64_t{256}}) {
+    SCOPED_TRACE("channels " + std::to_string(channels));
+    ExpectOpMatchesFloat64UnderEveryIsa(channels);
+  }
+}
+
+void ExpectOpMatchesFloat64UnderEveryIsa(int64_t channels) {
   std::mt19937 rng(5);
   Case k;
   DepthwiseShape &s = k.shape;
   s.batch = 2;
   s.in_h = 13;
   s.in_w = 11;
-  s.channels = 37;
+  s.channels = channels;
   s.kernel_h = s.kernel_w = 3;
   s.stride_h = s.stride_w = 2;
   // TF SAME: out = ceil(in / 2), total pad = (out - 1) * 2 + 3 - in, the
