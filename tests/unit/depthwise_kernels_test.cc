@@ -100,6 +100,28 @@ void ExpectMatchesReference(const Case &k, const std::vector<float> &y,
   }
 }
 
+// One image, pads of kernel / 2 on every side, random inputs, weights,
+// bias and slope.
+Case HalfPaddedCase(int64_t kernel, int64_t stride, int64_t channels,
+                    int64_t in_h, int64_t in_w, std::mt19937 *rng) {
+  Case k;
+  DepthwiseShape &s = k.shape;
+  s.batch = 1;
+  s.in_h = in_h;
+  s.in_w = in_w;
+  s.channels = channels;
+  s.kernel_h = s.kernel_w = kernel;
+  s.stride_h = s.stride_w = stride;
+  s.pad_top = s.pad_left = kernel / 2;
+  s.out_h = OutSize(s.in_h, kernel, stride, kernel / 2);
+  s.out_w = OutSize(s.in_w, kernel, stride, kernel / 2);
+  k.x = RandomVector(s.in_h * s.in_w * channels, rng);
+  k.w = RandomVector(kernel * kernel * channels, rng);
+  k.bias = RandomVector(channels, rng);
+  k.slope = RandomVector(channels, rng);
+  return k;
+}
+
 ActivationParams ActivationNumber(int index, const std::vector<float> &slope) {
   ActivationParams act;
   switch (index % 8) {
@@ -245,20 +267,8 @@ TEST(DepthwiseKernelsTest, PaddedWeightStrideMatchesFloat64) {
     for (int64_t stride : {1, 2}) {
       for (int64_t channels : {int64_t{5}, int64_t{33}, int64_t{256}}) {
         for (int64_t width : {int64_t{7}, int64_t{19}}) {
-          Case k;
-          DepthwiseShape &s = k.shape;
-          s.batch = 1;
-          s.in_h = 6;
-          s.in_w = width;
-          s.channels = channels;
-          s.kernel_h = s.kernel_w = kernel;
-          s.stride_h = s.stride_w = stride;
-          s.pad_top = s.pad_left = kernel / 2;
-          s.out_h = OutSize(s.in_h, kernel, stride, kernel / 2);
-          s.out_w = OutSize(s.in_w, kernel, stride, kernel / 2);
-          k.x = RandomVector(s.in_h * s.in_w * channels, &rng);
-          k.w = RandomVector(kernel * kernel * channels, &rng);
-          k.bias = RandomVector(channels, &rng);
+          Case k = HalfPaddedCase(kernel, stride, channels, 6, width, &rng);
+          const DepthwiseShape &s = k.shape;
           k.act.kind = ActivationKind::kReluX;
           k.act.max_limit = 0.5f;
           const int64_t taps = kernel * kernel;
@@ -305,21 +315,8 @@ TEST(DepthwiseKernelsTest, WideRowsMatchFloat64UnderEveryActivation) {
     for (int64_t kernel : {3, 5}) {
       for (int64_t stride : {1, 2}) {
         for (int64_t channels : {int64_t{8}, int64_t{21}}) {
-          Case k;
-          DepthwiseShape &s = k.shape;
-          s.batch = 1;
-          s.in_h = 5;
-          s.in_w = 31;
-          s.channels = channels;
-          s.kernel_h = s.kernel_w = kernel;
-          s.stride_h = s.stride_w = stride;
-          s.pad_top = s.pad_left = kernel / 2;
-          s.out_h = OutSize(s.in_h, kernel, stride, kernel / 2);
-          s.out_w = OutSize(s.in_w, kernel, stride, kernel / 2);
-          k.x = RandomVector(s.in_h * s.in_w * channels, &rng);
-          k.w = RandomVector(kernel * kernel * channels, &rng);
-          k.bias = RandomVector(channels, &rng);
-          k.slope = RandomVector(channels, &rng);
+          Case k = HalfPaddedCase(kernel, stride, channels, 5, 31, &rng);
+          const DepthwiseShape &s = k.shape;
           k.act = ActivationNumber(activation, k.slope);
           for (VectorIsa isa : AvailableVectorIsas()) {
             const std::string what =
