@@ -51,8 +51,7 @@ void LayDepthwiseWeights(const float *w, int64_t taps, int64_t channels,
 // y[n, oh, ow, c] = act(bias[c] + sum over kh, kw of
 //   x[n, oh * sh - pad_top + kh, ow * sw - pad_left + kw, c] * w[kh, kw, c])
 // with w laid out [kernel_h, kernel_w, channels] (taps weight_stride
-// floats apart) and bias null or
-// `channels` values. Allocates nothing.
+// floats apart) and bias null or `channels` values. Allocates nothing.
 void DepthwiseConv2d(const DepthwiseShape &shape, const float *x,
                      const float *w, const float *bias,
                      const ActivationParams &act, float *y, ThreadPool *pool);
