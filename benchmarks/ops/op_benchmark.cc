@@ -52,20 +52,26 @@ void BenchFullyConnected(benchmark::State &state, int64_t n, int64_t k,
 
 // Deconv2D (transposed convolution), VALID: out = (in - 1) * stride + k,
 // with bias. MACs count every input pixel's k x k taps.
+// filter_fed: the filter is a graph input, fed with every run.
 void BenchDeconv2d(benchmark::State &state, int64_t c, int64_t h, int64_t w,
-                   int64_t k, int64_t stride, int64_t out_c) {
+                   int64_t k, int64_t stride, int64_t out_c, bool filter_fed) {
   ModelBuilder builder("bm");
   builder.AddInput("x", {1, h, w, c});
+  bench::BenchInputs inputs = {{"x", {1, h, w, c}}};
   OperatorDef *op = builder.AddOp("Deconv2D", "deconv", {"x", "w", "b"}, {"y"});
   ModelBuilder::AddIntsArg(op, "strides", {stride, stride});
-  builder.AddFloatTensor("w", {out_c, k, k, c},
-                         bench::RandomVector(out_c * k * k * c));
+  if (filter_fed) {
+    builder.AddInput("w", {out_c, k, k, c});
+    inputs.push_back({"w", {out_c, k, k, c}});
+  } else {
+    builder.AddFloatTensor("w", {out_c, k, k, c},
+                           bench::RandomVector(out_c * k * k * c));
+  }
   builder.AddFloatTensor("b", {out_c}, bench::RandomVector(out_c));
   const int64_t out_h = (h - 1) * stride + k;
   const int64_t out_w = (w - 1) * stride + k;
   builder.AddOutput("y", {1, out_h, out_w, out_c});
-  bench::RunModel(state, builder, {{"x", {1, h, w, c}}},
-                  h * w * k * k * c * out_c);
+  bench::RunModel(state, builder, inputs, h * w * k * k * c * out_c);
 }
 
 void RegisterConv2d(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh,
@@ -92,14 +98,15 @@ void RegisterFullyConnected(int64_t n, int64_t k, int64_t out_c) {
 }
 
 void RegisterDeconv2d(int64_t c, int64_t h, int64_t w, int64_t k,
-                      int64_t stride, int64_t out_c) {
+                      int64_t stride, int64_t out_c, bool filter_fed = false) {
   const std::string name = "MACE_BM_DECONV_2D_1_" + std::to_string(c) + "_" +
                            std::to_string(h) + "_" + std::to_string(w) + "_K" +
                            std::to_string(k) + "x" + std::to_string(k) + "S" +
                            std::to_string(stride) + "_VALID_" +
-                           std::to_string(out_c) + "_float_CPU";
+                           std::to_string(out_c) +
+                           (filter_fed ? "_FEDFILTER" : "") + "_float_CPU";
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
-    BenchDeconv2d(state, c, h, w, k, stride, out_c);
+    BenchDeconv2d(state, c, h, w, k, stride, out_c, filter_fed);
   })->Unit(benchmark::kMicrosecond);
 }
 
@@ -116,6 +123,8 @@ void RegisterAll() {
   RegisterDeconv2d(128, 16, 16, 3, 2, 64);
   RegisterDeconv2d(21, 64, 64, 4, 2, 21);
   RegisterDeconv2d(64, 128, 128, 4, 2, 1);
+  // UNet's, the filter fed with each run (packed before it).
+  RegisterDeconv2d(128, 16, 16, 3, 2, 64, true);
   RegisterFullyConnected(1, 1024, 1000);
   RegisterFullyConnected(1, 2048, 1000);
   // MobileNet v2's and EfficientNet-B0's classifier: the matrix-vector

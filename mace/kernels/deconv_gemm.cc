@@ -21,30 +21,51 @@ constexpr int64_t kScatterChannels = 64;
 bool DeconvGemm::Init(const DeconvGeometry &geometry, const float *filter,
                       SgemmIsa isa, ThreadPool *pool,
                       PackedWeightSource *source) {
-  geo_ = geometry;
-  const int64_t taps = geo_.kernel_h * geo_.kernel_w;
-  const int64_t n = taps * geo_.out_c;
   bool ready = false;
-  if (!AcquirePackedB(geo_.in_c, n, isa, source, &packed_, &ready)) {
-    return false;
-  }
+  if (!Place(geometry, isa, source, &ready)) return false;
   if (!ready) {
-    // B's column (tap, co) is filter row (co, tap): reorder the rows to
-    // [tap][co] so that a tap's output channels are contiguous in cols.
-    std::vector<float> by_tap(n * geo_.in_c);
-    for (int64_t co = 0; co < geo_.out_c; ++co) {
-      for (int64_t tap = 0; tap < taps; ++tap) {
-        std::copy_n(filter + (co * taps + tap) * geo_.in_c, geo_.in_c,
-                    by_tap.data() + (tap * geo_.out_c + co) * geo_.in_c);
-      }
-    }
-    PackBInto(by_tap.data(), true, &packed_, pool);
+    std::vector<float> by_tap(FilterReorderBytes() / sizeof(float));
+    PackFilter(filter, by_tap.data(), pool);
+  }
+  return true;
+}
+
+bool DeconvGemm::Init(const DeconvGeometry &geometry, SgemmIsa isa) {
+  bool ready = false;
+  return Place(geometry, isa, nullptr, &ready);
+}
+
+bool DeconvGemm::Place(const DeconvGeometry &geometry, SgemmIsa isa,
+                       PackedWeightSource *source, bool *ready) {
+  geo_ = geometry;
+  const int64_t n = geo_.kernel_h * geo_.kernel_w * geo_.out_c;
+  if (!AcquirePackedB(geo_.in_c, n, isa, source, &packed_, ready)) {
+    return false;
   }
   const int64_t mr = SgemmTileRows(packed_.isa);
   const int64_t rows = kTileBytes / (std::max<int64_t>(n, 1) *
                                      static_cast<int64_t>(sizeof(float)));
   tile_pixels_ = std::max(mr, rows / mr * mr);
   return true;
+}
+
+int64_t DeconvGemm::FilterReorderBytes() const {
+  return geo_.kernel_h * geo_.kernel_w * geo_.out_c * geo_.in_c *
+         static_cast<int64_t>(sizeof(float));
+}
+
+void DeconvGemm::PackFilter(const float *filter, float *reorder,
+                            ThreadPool *pool) {
+  // B's column (tap, co) is filter row (co, tap): the rows reordered to
+  // [tap][co] so that a tap's output channels are contiguous in cols.
+  const int64_t taps = geo_.kernel_h * geo_.kernel_w;
+  for (int64_t co = 0; co < geo_.out_c; ++co) {
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      std::copy_n(filter + (co * taps + tap) * geo_.in_c, geo_.in_c,
+                  reorder + (tap * geo_.out_c + co) * geo_.in_c);
+    }
+  }
+  PackBInto(reorder, true, &packed_, pool);
 }
 
 int64_t DeconvGemm::ScratchBytes() const {

@@ -1,5 +1,6 @@
-// Transposed convolution (Deconv2D, one group) with constant weights as a
-// packed SGEMM and a scatter ("col2im"), NHWC:
+// Transposed convolution (Deconv2D, one group) as a packed SGEMM and a
+// scatter ("col2im"), NHWC; constant weights are packed once, weights fed
+// at run time before each run:
 //   cols[p][kh][kw][co] = sum_ci x[p][ci] * w[co][kh][kw][ci]   (GEMM)
 //   y[oh][ow][co] = bias[co] + sum of the cols entries whose input pixel p
 //     and tap (kh, kw) land on (oh, ow) = p * stride + tap * dilation - pad
@@ -37,6 +38,14 @@ class DeconvGemm {
   // does not fit in memory.
   bool Init(const DeconvGeometry &geometry, const float *filter, SgemmIsa isa,
             ThreadPool *pool, PackedWeightSource *source = nullptr);
+  // For a filter fed at run time: allocates the packed filter, which
+  // PackFilter fills before each Run. False when it does not fit in memory.
+  bool Init(const DeconvGeometry &geometry, SgemmIsa isa);
+
+  // Packs `filter` ([Cout, Kh, Kw, Cin]) in place of the previous one,
+  // through `reorder` (FilterReorderBytes of scratch).
+  void PackFilter(const float *filter, float *reorder, ThreadPool *pool);
+  int64_t FilterReorderBytes() const;
 
   int64_t ScratchBytes() const;
 
@@ -47,6 +56,10 @@ class DeconvGemm {
   bool initialized() const { return !packed_.empty(); }
 
  private:
+  // Sets the geometry and the packed filter's memory (*ready: packed
+  // already, from `source`).
+  bool Place(const DeconvGeometry &geometry, SgemmIsa isa,
+             PackedWeightSource *source, bool *ready);
   void Scatter(const float *cols, int64_t pixel0, int64_t pixels, float *output,
                ThreadPool *pool) const;
   // Adds the tile's rows [p_begin, p_end) (tile-relative; pixel0 is the

@@ -78,7 +78,12 @@ class DeconvOp : public Operation {
     const PReluSlope slope =
         FusedPReluSlope(*context, activation_, slope_index_);
     if (gemm_.initialized()) {
-      gemm_.Run(x, bias, y, context->scratch<float>(), context->thread_pool());
+      float *scratch = context->scratch<float>();
+      if (filter_fed_) {
+        gemm_.PackFilter(w, scratch + gemm_.ScratchBytes() / sizeof(float),
+                         context->thread_pool());
+      }
+      gemm_.Run(x, bias, y, scratch, context->thread_pool());
       const int64_t channels = dims_.out_c;
       const Activation act = activation_;
       context->thread_pool()->ParallelFor(
@@ -108,16 +113,18 @@ class DeconvOp : public Operation {
   }
 
  private:
-  // A constant filter of one group is packed for the GEMM path (the taps
-  // path, which reads the filter at run time, ran UNet's 3x3/2 up-convolution
-  // at 2 GMACPS).
+  // A filter of one group goes the GEMM path, packed here when it is a
+  // constant, else before each run (the taps path ran UNet's 3x3/2
+  // up-convolution at 2 GMACPS, and a fuzzed 1000x4 kernel fed at run time
+  // for over 20 s).
   MaceStatus PrepareGemm(OpContext *context) {
     gemm_ = kernels::DeconvGemm();
+    filter_fed_ = false;
     const Tensor &filter = context->input(1);
-    if (depthwise_ || dims_.groups != 1 || !filter.is_constant() ||
-        !filter.has_data() || !context->will_run()) {
+    if (depthwise_ || dims_.groups != 1 || !context->will_run()) {
       return MaceStatus::MACE_SUCCESS;
     }
+    const bool constant = filter.is_constant() && filter.has_data();
     kernels::DeconvGeometry g;
     g.batch = dims_.batch;
     g.in_h = dims_.in_h;
@@ -134,12 +141,18 @@ class DeconvOp : public Operation {
     g.dilation_w = col_axis_.dilation;
     g.pad_top = row_axis_.pad_begin;
     g.pad_left = col_axis_.pad_begin;
-    if (!gemm_.Init(g, filter.data<float>(), kernels::SelectedSgemmIsa(),
-                    context->thread_pool(), context->packed_weights())) {
+    const bool placed =
+        constant ? gemm_.Init(g, filter.data<float>(),
+                              kernels::SelectedSgemmIsa(),
+                              context->thread_pool(), context->packed_weights())
+                 : gemm_.Init(g, kernels::SelectedSgemmIsa());
+    if (!placed) {
       return context->OutOfResources("cannot allocate the packed copy of ",
                                      "filter '", filter.name(), "'");
     }
-    context->RequestScratch(gemm_.ScratchBytes());
+    filter_fed_ = !constant;
+    context->RequestScratch(gemm_.ScratchBytes() +
+                            (filter_fed_ ? gemm_.FilterReorderBytes() : 0));
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -331,7 +344,8 @@ class DeconvOp : public Operation {
   AxisTaps cols_;
   TransposedAxis row_axis_;
   TransposedAxis col_axis_;
-  kernels::DeconvGemm gemm_;  // constant filter, one group; else the taps
+  kernels::DeconvGemm gemm_;  // one group; else the taps
+  bool filter_fed_ = false;   // gemm_ packs the filter before each run
 };
 
 class Deconv2dOp : public DeconvOp {

@@ -455,6 +455,20 @@ TEST(Deconv2dTest, FilterAndBiasFedAtRunTimeMatchReference) {
   }
 }
 
+// One group with the filter fed at run time: packed before each run for
+// the GEMM path, over several pixel tiles and channel blocks.
+TEST(Deconv2dTest, FilterFedAtRunTimeOfOneGroupMatchesReference) {
+  DeconvSpec s = Spec({2, 11, 13, 19}, 80, 4, 4);
+  s.strides = {2, 2};
+  s.pads = {1, 2, 1, 0};
+  s.fed_weights = true;
+  for (int threads : {1, 2}) CheckDeconv(s, threads);
+  s = Spec({1, 7, 6, 3}, 2, 3, 3);
+  s.fed_weights = true;
+  s.bias = false;
+  CheckDeconv(s, 2);
+}
+
 TEST(DepthwiseDeconv2dTest, ExplicitPadsAndStrideMatchReference) {
   for (int threads : {1, 2}) {
     DeconvSpec s = DwSpec({2, 4, 5, 5}, 1, 3, 3);
