@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "mace/core/aligned_buffer.h"
 #include "mace/core/thread_pool.h"
 
 namespace mace {
@@ -38,6 +39,22 @@ class PackedWeightStore {
   // without a pool).
   virtual void MapHandedOut(ThreadPool * /*pool*/) {}
 };
+
+// `count` floats for an op's packed array: from `source` (*ready as
+// Acquire says; `owned` released), or, without a source (an op run
+// outside an engine), allocated in `owned` (*ready false). Null when out
+// of memory.
+inline float *AcquirePackedFloats(PackedWeightSource *source, int64_t count,
+                                  AlignedArray<float> *owned, bool *ready) {
+  *ready = false;
+  if (source == nullptr) {
+    return owned->Allocate(static_cast<size_t>(count)) ? owned->data()
+                                                        : nullptr;
+  }
+  owned->Release();
+  return static_cast<float *>(source->Acquire(
+      count * static_cast<int64_t>(sizeof(float)), ready));
+}
 
 }  // namespace mace
 

@@ -105,18 +105,13 @@ int64_t PackedBSize(int64_t k, int64_t n, SgemmIsa isa);
 void PlacePackedB(int64_t k, int64_t n, SgemmIsa isa, float *values,
                   PackedMatrixB *packed);
 
-// Sizes `count` k x n matrices for `isa` (as PlacePackedB) in the one
-// allocation `storage`, which the caller keeps as long as the matrices.
-// False, with both left empty, when out of memory.
-bool AllocatePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
-                      AlignedArray<float> *storage,
-                      std::vector<PackedMatrixB> *packed);
-
-// As AllocatePackedBs, in memory from `source` when it is not null (an
-// engine's packed weight cache). *ready says that the source handed back
-// matrices packed by an earlier load: the caller must then leave them as
-// they are (read-only); otherwise it fills them (PackBInto, say). False,
-// with `packed` empty, when out of memory.
+// Sizes `count` k x n matrices for `isa` (as PlacePackedB) in one
+// allocation: from `source` when it is not null (an engine's packed
+// weight cache or arena), else `storage`, which the caller keeps as long
+// as the matrices. *ready says that the source handed back matrices
+// packed by an earlier load: the caller must then leave them as they are
+// (read-only); otherwise it fills them (PackBInto, say). False, with
+// `packed` empty, when out of memory.
 bool AcquirePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
                      PackedWeightSource *source, AlignedArray<float> *storage,
                      std::vector<PackedMatrixB> *packed, bool *ready);

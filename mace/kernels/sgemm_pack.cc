@@ -98,31 +98,12 @@ bool AllocatePackedB(int64_t k, int64_t n, SgemmIsa isa,
   return true;
 }
 
-bool AllocatePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
-                      AlignedArray<float> *storage,
-                      std::vector<PackedMatrixB> *packed) {
-  packed->clear();
-  const int64_t each = PackedBSize(k, n, isa);
-  if (!storage->Allocate(static_cast<size_t>(count * each))) return false;
-  packed->resize(count);
-  for (int64_t i = 0; i < count; ++i) {
-    PlacePackedB(k, n, isa, storage->data() + i * each, &(*packed)[i]);
-  }
-  return true;
-}
-
 bool AcquirePackedBs(int64_t count, int64_t k, int64_t n, SgemmIsa isa,
                      PackedWeightSource *source, AlignedArray<float> *storage,
                      std::vector<PackedMatrixB> *packed, bool *ready) {
-  *ready = false;
-  if (source == nullptr) {
-    return AllocatePackedBs(count, k, n, isa, storage, packed);
-  }
-  storage->Release();
   packed->clear();
   const int64_t each = PackedBSize(k, n, isa);
-  float *values = static_cast<float *>(source->Acquire(
-      count * each * static_cast<int64_t>(sizeof(float)), ready));
+  float *values = AcquirePackedFloats(source, count * each, storage, ready);
   if (values == nullptr) return false;
   packed->resize(count);
   for (int64_t i = 0; i < count; ++i) {

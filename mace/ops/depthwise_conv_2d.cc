@@ -17,6 +17,7 @@
 // specification.
 
 #include "mace/core/aligned_buffer.h"
+#include "mace/core/packed_weight_source.h"
 #include "mace/kernels/depthwise.h"
 #include "mace/ops/common/conv_util.h"
 #include "mace/ops/op_registry.h"
@@ -110,14 +111,9 @@ class DepthwiseConv2dOp : public Operation {
       return MaceStatus::MACE_SUCCESS;
     }
     const int64_t taps = shape_.kernel_h * shape_.kernel_w;
-    float *laid = nullptr;
     bool ready = false;
-    if (PackedWeightSource *source = context.packed_weights()) {
-      laid = static_cast<float *>(source->Acquire(
-          taps * stride * static_cast<int64_t>(sizeof(float)), &ready));
-    } else if (owned_weights_.Allocate(static_cast<size_t>(taps * stride))) {
-      laid = owned_weights_.data();
-    }
+    float *laid = AcquirePackedFloats(context.packed_weights(), taps * stride,
+                                      &owned_weights_, &ready);
     if (laid == nullptr) {
       return context.OutOfResources("cannot allocate the re-laid copy of ",
                                     "filter '", filter.name(), "'");
