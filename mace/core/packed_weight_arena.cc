@@ -131,11 +131,7 @@ void PackedWeightArena::MapHandedOut(ThreadPool *pool) {
     }
   };
   const int64_t count = static_cast<int64_t>(pages.size());
-  if (pool != nullptr && count > 1) {
-    pool->ParallelFor(0, count, 1, probe);
-  } else {
-    probe(0, count);
-  }
+  ParallelForOrInline(pool, 0, count, 1, probe);
   FollowSlowHugePages();
 }
 
