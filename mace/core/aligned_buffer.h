@@ -58,9 +58,10 @@ class AlignedBuffer {
   // and failures are ignored.
   void Prefault(size_t offset, size_t bytes);
   void Prefault() { Prefault(0, size_); }
-  // The whole buffer by 2 MiB pieces shared among `pool`'s threads (the
-  // kernel zeroes fresh pages as fast as the threads that fault them in);
-  // the caller's alone without a pool.
+  // The whole buffer in pieces (huge pages, up to 2 MiB of small ones)
+  // shared among `pool`'s threads, as the kernel zeroes fresh pages as
+  // fast as the threads that fault them in; by the caller alone without a
+  // pool or for a buffer under 512 KiB.
   void Prefault(ThreadPool *pool);
 
   // Maps the huge page holding byte `offset`, if the buffer has one there

@@ -173,6 +173,31 @@ TEST(AlignedBufferTest, PrefaultMapsEveryPageOfABufferUnderAHugePage) {
   }
 }
 
+// A mapped buffer: its huge pages and the small-page tail after them,
+// split among a pool's threads, all end up mapped, as do all of its pages
+// as small ones when huge pages are found slow.
+TEST(AlignedBufferTest, PrefaultOnThreadsMapsEveryPageOfALargeBuffer) {
+  if (!test::PopulateWriteMapsPages()) {
+    GTEST_SKIP() << "MADV_POPULATE_WRITE maps nothing here";
+  }
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
+  ThreadPool pool(2, AFFINITY_NONE);
+  ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
+  for (bool slow : {false, true}) {
+    AlignedBuffer::SetHugePagesFoundSlowForTesting(false);
+    const size_t bytes = (size_t{5} << 20) + 100;
+    AlignedBuffer buffer;
+    ASSERT_TRUE(buffer.Allocate(bytes));
+    AlignedBuffer::SetHugePagesFoundSlowForTesting(slow);
+    buffer.Prefault(&pool);
+    const long page = sysconf(_SC_PAGESIZE);
+    EXPECT_EQ(test::ResidentPages(buffer.data(), bytes),
+              static_cast<long>((bytes + page - 1) / page))
+        << (slow ? "small pages" : "huge pages");
+  }
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
+}
+
 // Huge pages found slow while a buffer's pages are mapped on a pool's
 // threads: those not yet mapped come as small ones.
 TEST(AlignedBufferTest, HugePagesFoundSlowOnThreadsGiveSmallPages) {
