@@ -1,5 +1,5 @@
 // Benchmarks of the channel-wise ops: DepthwiseConv2d (MobileNet v1/v2 and
-// 5x5 shapes), Pooling (ResNet / SqueezeNet / Inception windows, global
+// 5x5 shapes), PointwiseDepthwiseConv2d against the two ops it fuses, Pooling (ResNet / SqueezeNet / Inception windows, global
 // average pooling), Eltwise (residual add, per-channel scale), Activation
 // and Softmax. Names follow MACE's, e.g.
 // MACE_BM_DEPTHWISE_CONV_2D_1_32_112_112_K3x3S1D1_SAME_1_float_CPU
@@ -44,6 +44,45 @@ void RegisterDepthwise(int64_t c, int64_t h, int64_t w, int64_t k,
     const int64_t out_w = WindowOutput(w, k, stride, padding);
     builder.AddOutput("y", {1, out_h, out_w, c});
     RunModel(state, builder, {{"x", {1, h, w, c}}}, out_h * out_w * c * k * k);
+  });
+}
+
+// A 1x1 expansion (cin -> c channels) and a depthwise conv, each with bias
+// and ReLU6, as MobileNet-v2's blocks: PointwiseDepthwiseConv2d, or
+// (`fused` false, the "/unfused" twin) Conv2D then DepthwiseConv2d.
+void RegisterPointwiseDepthwise(int64_t cin, int64_t c, int64_t h, int64_t w,
+                                int64_t k, int64_t stride, bool fused) {
+  const std::string name =
+      "MACE_BM_POINTWISE_DEPTHWISE_CONV_2D_" + JoinDims({1, cin, h, w}) +
+      "_E" + std::to_string(c) + "_K" + std::to_string(k) + "x" +
+      std::to_string(k) + "S" + std::to_string(stride) + "D1_SAME_float_CPU" +
+      (fused ? "" : "/unfused");
+  RegisterMicros(name, [=](benchmark::State &state) {
+    ModelBuilder builder("bm");
+    builder.AddInput("x", {1, h, w, cin});
+    builder.AddFloatTensor("pw", {c, 1, 1, cin}, RandomVector(c * cin));
+    builder.AddFloatTensor("pw_b", {c}, RandomVector(c));
+    builder.AddFloatTensor("dw", {k, k, c, 1}, RandomVector(k * k * c));
+    builder.AddFloatTensor("dw_b", {c}, RandomVector(c));
+    OperatorDef *dw = nullptr;
+    if (fused) {
+      dw = builder.AddOp("PointwiseDepthwiseConv2d", "fused",
+                         {"x", "pw", "pw_b", "dw", "dw_b"}, {"y"});
+      ModelBuilder::AddStringArg(dw, "pointwise_activation", "RELUX");
+    } else {
+      OperatorDef *pw =
+          builder.AddOp("Conv2D", "pw", {"x", "pw", "pw_b"}, {"z"});
+      ModelBuilder::AddStringArg(pw, "activation", "RELUX");
+      dw = builder.AddOp("DepthwiseConv2d", "dw", {"z", "dw", "dw_b"}, {"y"});
+    }
+    ModelBuilder::AddIntsArg(dw, "strides", {stride, stride});
+    ModelBuilder::AddIntArg(dw, "padding", 1);
+    ModelBuilder::AddStringArg(dw, "activation", "RELUX");
+    const int64_t out_h = WindowOutput(h, k, stride, 1);
+    const int64_t out_w = WindowOutput(w, k, stride, 1);
+    builder.AddOutput("y", {1, out_h, out_w, c});
+    RunModel(state, builder, {{"x", {1, h, w, cin}}},
+             h * w * c * cin + out_h * out_w * c * k * k);
   });
 }
 
@@ -179,6 +218,12 @@ const bool kRegistered = [] {
   // 1024 channels: a pixel every 4 KiB (aliasing; depthwise_impl.h).
   RegisterDepthwise(1024, 7, 7, 5, 1, 1);
   RegisterDepthwise(672, 14, 14, 5, 1, 1);
+  // MobileNet-v2's expansions and depthwise layers, fused and not.
+  for (bool fused : {true, false}) {
+    RegisterPointwiseDepthwise(16, 96, 112, 112, 3, 2, fused);
+    RegisterPointwiseDepthwise(24, 144, 56, 56, 3, 1, fused);
+    RegisterPointwiseDepthwise(32, 192, 28, 28, 3, 1, fused);
+  }
   // ResNet's and SqueezeNet's max pooling, Inception's average pooling,
   // the global average pooling the classifiers end with.
   RegisterPooling(64, 112, 112, 3, 2, 1, true);

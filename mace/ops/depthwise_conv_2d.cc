@@ -17,9 +17,9 @@
 // specification.
 
 #include "mace/core/aligned_buffer.h"
-#include "mace/core/packed_weight_source.h"
 #include "mace/kernels/depthwise.h"
 #include "mace/ops/common/conv_util.h"
+#include "mace/ops/common/depthwise_util.h"
 #include "mace/ops/op_registry.h"
 
 namespace mace {
@@ -79,52 +79,17 @@ class DepthwiseConv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(ComputeWindowOutput(
         context, window, dims_.in_h, dims_.in_w, dims_.kernel_h, dims_.kernel_w,
         &out_h, &out_w, &pads));
-    shape_.batch = dims_.batch;
-    shape_.in_h = dims_.in_h;
-    shape_.in_w = dims_.in_w;
-    shape_.channels = dims_.in_c;
-    shape_.out_h = dims_.out_h;
-    shape_.out_w = dims_.out_w;
-    shape_.kernel_h = dims_.kernel_h;
-    shape_.kernel_w = dims_.kernel_w;
-    shape_.stride_h = window.stride_h;
-    shape_.stride_w = window.stride_w;
-    shape_.dilation_h = window.dilation_h;
-    shape_.dilation_w = window.dilation_w;
-    shape_.pad_top = pads.top;
-    shape_.pad_left = pads.left;
-    shape_.weight_stride = 0;  // LayWeights sets it with a re-laid filter
+    shape_ = MakeDepthwiseShape(dims_, window, pads);
     use_kernel_ = kernels::DepthwiseKernelSupports(shape_);
     return MaceStatus::MACE_SUCCESS;
   }
 
-  // A constant filter copied with the kernels' preferred tap stride, where
-  // that is not the model's (in the packed weight store, so the packed
-  // weight cache keeps it too).
   MaceStatus LayWeights(const OpContext &context) {
     laid_weights_ = nullptr;
     owned_weights_ = AlignedArray<float>();
-    const Tensor &filter = context.input(1);
-    const int64_t stride = kernels::DepthwiseWeightStride(shape_.channels);
-    if (!use_kernel_ || !context.will_run() || stride == shape_.channels ||
-        !filter.is_constant() || !filter.has_data()) {
-      return MaceStatus::MACE_SUCCESS;
-    }
-    const int64_t taps = shape_.kernel_h * shape_.kernel_w;
-    bool ready = false;
-    float *laid = AcquirePackedFloats(context.packed_weights(), taps * stride,
-                                      &owned_weights_, &ready);
-    if (laid == nullptr) {
-      return context.OutOfResources("cannot allocate the re-laid copy of ",
-                                    "filter '", filter.name(), "'");
-    }
-    if (!ready) {
-      kernels::LayDepthwiseWeights(filter.data<float>(), taps,
-                                   shape_.channels, stride, laid);
-    }
-    laid_weights_ = laid;
-    shape_.weight_stride = stride;
-    return MaceStatus::MACE_SUCCESS;
+    if (!use_kernel_) return MaceStatus::MACE_SUCCESS;
+    return LayDepthwiseFilter(context, context.input(1), &shape_,
+                              &owned_weights_, &laid_weights_);
   }
 
   void RunKernel(OpContext *context, const float *bias) const {

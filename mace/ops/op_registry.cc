@@ -27,6 +27,7 @@ OpRegistry BuildRegistry() {
   RegisterLocalResponseNorm(&registry);
   RegisterMatMul(&registry);
   RegisterPad(&registry);
+  RegisterPointwiseDepthwiseConv2d(&registry);
   RegisterPooling(&registry);
   RegisterProposal(&registry);
   RegisterPSROIAlign(&registry);

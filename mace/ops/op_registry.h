@@ -59,6 +59,7 @@ void RegisterLayerNorm(OpRegistry *registry);
 void RegisterLocalResponseNorm(OpRegistry *registry);
 void RegisterMatMul(OpRegistry *registry);
 void RegisterPad(OpRegistry *registry);
+void RegisterPointwiseDepthwiseConv2d(OpRegistry *registry);
 void RegisterPooling(OpRegistry *registry);
 void RegisterProposal(OpRegistry *registry);
 void RegisterPSROIAlign(OpRegistry *registry);

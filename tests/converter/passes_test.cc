@@ -2105,6 +2105,112 @@ TEST(DefaultPassesTest, FoldBatchNormThenFusePReluIntoADepthwiseConv) {
       RunDefaultPasses);
 }
 
+// ---- FusePointwiseDepthwise -------------------------------------------------
+
+// Input "x" [1, side, side, 8] -> 1x1 Conv2D "expand" to `channels`
+// channels (ReLU6) -> DepthwiseConv2d "dw" (3x3 unless `kernel` says,
+// stride `stride`, SAME, ReLU), biases when `bias`, plus `dw_args`.
+void AddExpandDepthwise(GraphBuilder *graph, int64_t side, int64_t channels,
+                        bool bias, int64_t stride = 2,
+                        std::vector<OpArg> expand_args = {},
+                        int64_t kernel = 3, int64_t multiplier = 1) {
+  Input(graph, "x", {1, side, side, 8});
+  Constant(graph, "pw", {channels, 1, 1, 8}, 51);
+  Constant(graph, "dw_w", {kernel, kernel, channels, multiplier}, 53);
+  std::vector<std::string> expand_inputs = {"x", "pw"};
+  std::vector<std::string> dw_inputs = {"expand", "dw_w"};
+  if (bias) {
+    Constant(graph, "pw_b", {channels}, 52);
+    Constant(graph, "dw_b", {channels * multiplier}, 54);
+    expand_inputs.push_back("pw_b");
+    dw_inputs.push_back("dw_b");
+  }
+  expand_args.push_back(OpArg::String("activation", "RELUX"));
+  Op(graph, "Conv2D", "expand", expand_inputs, expand_args);
+  Op(graph, "DepthwiseConv2d", "dw", dw_inputs,
+     {OpArg::Ints("strides", {stride, stride}), OpArg::Int("padding", 1),
+      OpArg::String("activation", "RELU")});
+}
+
+// 40 x 40 x 96 floats (600 KiB) between the two ops: fused, the pointwise
+// activation renamed, missing biases made zero constants.
+TEST(FusePointwiseDepthwiseTest, FusesALargeExpansionIntoItsDepthwise) {
+  for (bool bias : {true, false}) {
+    for (int64_t stride : {1, 2}) {
+      SCOPED_TRACE(std::string(bias ? "biases" : "no biases") + ", stride " +
+                   std::to_string(stride));
+      const NetDef net = ExpectRewrite(
+          [&](GraphBuilder *graph) {
+            AddExpandDepthwise(graph, 40, 96, bias, stride);
+            Output(graph, "dw");
+          },
+          {FusePointwiseDepthwise}, {"PointwiseDepthwiseConv2d"});
+      const OperatorDef &fused = OpAt(net, 0);
+      ASSERT_EQ(fused.input_size(), 5);
+      EXPECT_EQ(fused.input(0), "x");
+      EXPECT_EQ(fused.input(1), "pw");
+      EXPECT_EQ(fused.input(3), "dw_w");
+      EXPECT_EQ(fused.output(0), "dw");
+      EXPECT_EQ(Activation(fused), "RELU");
+      ASSERT_NE(Arg(fused, "pointwise_activation"), nullptr);
+      EXPECT_EQ(Arg(fused, "pointwise_activation")->s(), "RELUX");
+      const std::vector<std::string> sources = FusedSourceNodes(fused);
+      EXPECT_NE(std::find(sources.begin(), sources.end(), "expand"),
+                sources.end());
+    }
+  }
+}
+
+TEST(FusePointwiseDepthwiseTest, SkipsOtherForms) {
+  // A small expansion, a second reader, a graph output in between, a
+  // strided or grouped or 3x3 "pointwise" conv, a depthwise of multiplier
+  // 2, a 7x7 depthwise window (not one of the direct kernels').
+  const std::vector<BuildFn> builds = {
+      [](GraphBuilder *graph) {
+        AddExpandDepthwise(graph, 20, 96, true);
+        Output(graph, "dw");
+      },
+      [](GraphBuilder *graph) {
+        AddExpandDepthwise(graph, 40, 96, true);
+        Op(graph, "Activation", "other", {"expand"},
+           {OpArg::String("activation", "RELU")});
+        Output(graph, "dw");
+        Output(graph, "other");
+      },
+      [](GraphBuilder *graph) {
+        AddExpandDepthwise(graph, 40, 96, true);
+        Output(graph, "dw");
+        Output(graph, "expand");
+      },
+      [](GraphBuilder *graph) {
+        AddExpandDepthwise(graph, 80, 96, true, 2,
+                           {OpArg::Ints("strides", {2, 2})});
+        Output(graph, "dw");
+      },
+      [](GraphBuilder *graph) {
+        AddExpandDepthwise(graph, 40, 96, true, 2, {}, 7);
+        Output(graph, "dw");
+      },
+      [](GraphBuilder *graph) {
+        AddExpandDepthwise(graph, 40, 96, true, 2, {}, 3, 2);
+        Output(graph, "dw");
+      },
+  };
+  for (size_t i = 0; i < builds.size(); ++i) {
+    SCOPED_TRACE("form " + std::to_string(i));
+    ExpectUnchanged(builds[i], FusePointwiseDepthwise);
+  }
+}
+
+TEST(FusePointwiseDepthwiseTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddExpandDepthwise(graph, 40, 96, false);
+        Output(graph, "dw");
+      },
+      FusePointwiseDepthwise);
+}
+
 }  // namespace
 }  // namespace converter
 }  // namespace mace

@@ -107,6 +107,16 @@ void CopyActivationArgs(const OperatorDef &from, OperatorDef *to) {
   }
 }
 
+void CopyActivationArgsAs(const OperatorDef &from, const std::string &prefix,
+                          OperatorDef *to) {
+  for (const Argument &arg : from.arg()) {
+    if (!IsActivationArg(arg.name())) continue;
+    Argument *copy = to->add_arg();
+    *copy = arg;
+    copy->set_name(prefix + arg.name());
+  }
+}
+
 bool IsPlainEltwise(const OperatorDef &op, EltwiseType type, int inputs) {
   if (op.type() != "Eltwise" || op.input_size() != inputs ||
       op.output_size() != 1 ||

@@ -45,6 +45,10 @@ size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
 bool HasFusedActivation(const OperatorDef &op);
 // Replaces `to`'s activation arguments by `from`'s.
 void CopyActivationArgs(const OperatorDef &from, OperatorDef *to);
+// Adds `from`'s activation arguments to `to` under `prefix` + their names
+// (PointwiseDepthwiseConv2d's `pointwise_activation`, ...).
+void CopyActivationArgsAs(const OperatorDef &from, const std::string &prefix,
+                          OperatorDef *to);
 
 // An Eltwise op of `type` with `inputs` inputs and one output, without
 // SUM weights (`coeff` absent or empty) or a fused activation.

@@ -76,6 +76,9 @@ MaceStatus FuseResidualAdd(GraphBuilder *graph);
 // input) into Conv2D, DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d,
 // FullyConnected and BatchNorm.
 MaceStatus FuseActivation(GraphBuilder *graph);
+// A 1x1 Conv2D whose large output only a DepthwiseConv2d reads → one
+// PointwiseDepthwiseConv2d computing that output in strips, in cache.
+MaceStatus FusePointwiseDepthwise(GraphBuilder *graph);
 
 // The passes `mace convert` runs, in order.
 const std::vector<NamedPass> &DefaultPasses();

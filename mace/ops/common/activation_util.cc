@@ -33,11 +33,16 @@ bool ActivationFromName(const std::string &name, ActivationType *type) {
 
 MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
                            Activation *activation) {
+  return ParseActivation(context, allow_prelu, "", activation);
+}
+
+MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
+                           const std::string &prefix, Activation *activation) {
   const OpArgs &args = context.args();
   std::string name;
-  MACE_RETURN_IF_ERROR(args.GetString("activation", "NOOP", &name));
+  MACE_RETURN_IF_ERROR(args.GetString(prefix + "activation", "NOOP", &name));
   if (!ActivationFromName(name, &activation->type)) {
-    return context.InvalidArgs("unknown activation '", name, "'");
+    return context.InvalidArgs("unknown ", prefix, "activation '", name, "'");
   }
   if (activation->type == ActivationType::kPRelu && !allow_prelu) {
     return context.Unsupported("PRELU cannot be fused into this op");
@@ -47,13 +52,14 @@ MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
                                         ? 1.0f
                                         : 0.0f;
   MACE_RETURN_IF_ERROR(
-      args.GetFloat("max_limit", 6.0f, &activation->max_limit));
-  MACE_RETURN_IF_ERROR(args.GetFloat(
-      "activation_coefficient", default_coefficient, &activation->coefficient));
-  MACE_RETURN_IF_ERROR(
-      args.GetFloat("hardsigmoid_alpha", 0.2f, &activation->hardsigmoid_alpha));
-  MACE_RETURN_IF_ERROR(
-      args.GetFloat("hardsigmoid_beta", 0.5f, &activation->hardsigmoid_beta));
+      args.GetFloat(prefix + "max_limit", 6.0f, &activation->max_limit));
+  MACE_RETURN_IF_ERROR(args.GetFloat(prefix + "activation_coefficient",
+                                     default_coefficient,
+                                     &activation->coefficient));
+  MACE_RETURN_IF_ERROR(args.GetFloat(prefix + "hardsigmoid_alpha", 0.2f,
+                                     &activation->hardsigmoid_alpha));
+  MACE_RETURN_IF_ERROR(args.GetFloat(prefix + "hardsigmoid_beta", 0.5f,
+                                     &activation->hardsigmoid_beta));
   return MaceStatus::MACE_SUCCESS;
 }
 

@@ -47,6 +47,10 @@ struct Activation {
 // input (DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d, BatchNorm) have.
 MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
                            Activation *activation);
+// The same from arguments named `prefix` + the names above (an op fusing
+// two activations: PointwiseDepthwiseConv2d's `pointwise_activation`).
+MaceStatus ParseActivation(const OpContext &context, bool allow_prelu,
+                           const std::string &prefix, Activation *activation);
 
 // A PRELU slope as a kernel reads it: `size` values, either 1 (shared by
 // every channel) or one per channel (channel-last data). Empty (null
