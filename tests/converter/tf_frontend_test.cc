@@ -517,6 +517,21 @@ TEST_F(TfFrontendTest, BroadcastToOfAConstantFolds) {
   ExpectNear(Floats("wide"), {1, 2, 3, 1, 2, 3}, 0.0);
 }
 
+// A fuzzed model gave BroadcastTo a 226M-value constant as its shape; an
+// argument that long is an error, before anything is sized from it.
+TEST_F(TfFrontendTest, AnArgumentOfThousandsOfValuesIsAnError) {
+  tf::GraphDef g;
+  AddPlaceholder(&g, "x", {2, 3});
+  AddConstInts(&g, "shape", {5000}, std::vector<int32_t>(5000, 0));
+  AddNode(&g, "wide", "BroadcastTo", {"x", "shape"});
+  const MaceStatus status = Convert(g);
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("holds 5000 values"), std::string::npos)
+      << status.information();
+  EXPECT_NE(status.information().find("wide"), std::string::npos)
+      << status.information();
+}
+
 TEST_F(TfFrontendTest, NodesMayComeInAnyOrder) {
   tf::GraphDef g;
   AddNode(&g, "y", "Relu", {"h"});

@@ -215,6 +215,15 @@ MaceStatus TfContext::ConstInts(const TfNode &node, int input,
                             "' must be a constant (or computable from "
                             "shapes at conversion time)");
   }
+  // Every caller reads an argument (a shape, axes, paddings, a
+  // permutation): a few values a dimension. A fuzzed BroadcastTo once
+  // took a 226M-value constant for its shape and asked for GBs.
+  if (tensor->size() > kMaxArgumentValues) {
+    return node.InvalidArgs("input ", input, " '", node.RawInput(input),
+                            "' holds ", tensor->size(), " values, more than ",
+                            "the ", kMaxArgumentValues, " an argument (shape, ",
+                            "axes, paddings) may have");
+  }
   ConstantValues(*tensor, values);
   return MaceStatus::MACE_SUCCESS;
 }

@@ -139,7 +139,10 @@ class TfContext {
   }
 
   // Reads a constant input as integers / floats; an error naming the node
-  // when the input is not a constant.
+  // when the input is not a constant, or, for integers (which every
+  // caller reads as an argument: a shape, axes, paddings), when it holds
+  // more than kMaxArgumentValues values.
+  static constexpr int64_t kMaxArgumentValues = 4096;
   MaceStatus ConstInts(const TfNode &node, int input,
                        std::vector<int64_t> *values) const;
   MaceStatus ConstFloats(const TfNode &node, int input,
