@@ -179,15 +179,23 @@ MaceStatus LowerGatherElements(const OnnxNode &node, OnnxContext *context) {
   for (int i = rank - 2; i >= 0; --i) {
     strides[i] = strides[i + 1] * x->dim(i + 1);
   }
+  // An odometer over the indices' coordinates: a division per coordinate
+  // of each of a fuzzed model's 16.7M positions took 10 s (under ASan).
   std::vector<int32_t> base(static_cast<size_t>(indices->size()));
-  for (int64_t p = 0; p < indices->size(); ++p) {
-    int64_t rest = p, offset = 0;
+  const Shape &counts = indices->shape();
+  std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
+  int64_t offset = 0;  // coord . strides, the axis left out
+  for (int32_t &value : base) {
+    value = static_cast<int32_t>(offset);
     for (int i = rank - 1; i >= 0; --i) {
-      const int64_t coord = rest % indices->dim(i);
-      rest /= indices->dim(i);
-      if (i != axis) offset += coord * strides[i];
+      const int64_t step = i == axis ? 0 : strides[i];
+      if (++coord[i] < counts[i]) {
+        offset += step;
+        break;
+      }
+      offset -= step * (counts[i] - 1);
+      coord[i] = 0;
     }
-    base[p] = static_cast<int32_t>(offset);
   }
   const int a = static_cast<int>(axis);
   const std::string zero = IntConstant(node, context, "zero", {}, {0});
