@@ -63,7 +63,7 @@ sanitized_tests=(fuzz_model_corruption_test fuzz_onnx_corruption_test
                  unit_net_in_place_join_test unit_net_in_place_addend_test
                  unit_conv_kernels_test converter_onnx_fuzz_findings_test
                  unit_tensor_test unit_axis_taps_test unit_binary_channels_test
-                 ops_detection_output_test)
+                 ops_detection_output_test ops_pointwise_depthwise_conv_2d_test)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMACE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"${MACE_BUILD_JOBS:-2}" \

@@ -164,7 +164,7 @@ int FuzzOneInput(const uint8_t *bytes, size_t size) {
   builder.AddInput("in0", input_dims, int32_input ? DT_INT32 : DT_FLOAT,
                    format);
   std::vector<std::string> names = {"in0"};
-  const int constants = data.ConsumeIntegralInRange(0, 4);
+  const int constants = data.ConsumeIntegralInRange(0, 5);
   for (int c = 0; c < constants; ++c) {
     names.push_back("w" + std::to_string(c));
     AddAnyConstant(&data, names.back(), &builder);
@@ -173,7 +173,8 @@ int FuzzOneInput(const uint8_t *bytes, size_t size) {
   std::string last_output;
   for (int o = 0; o < ops; ++o) {
     const std::string &type = Pick(&data, kTypes);
-    std::vector<std::string> inputs(data.ConsumeIntegralInRange(0, 4));
+    // Up to 5: PointwiseDepthwiseConv2d takes five.
+    std::vector<std::string> inputs(data.ConsumeIntegralInRange(0, 5));
     for (std::string &input : inputs) input = Pick(&data, names);
     last_output = "t" + std::to_string(o);
     std::vector<std::string> outputs = {last_output};
