@@ -545,6 +545,10 @@ OperatorStats Net::DescribeStep(const Step &step) {
   if (has_filter && context.num_inputs() > 1) {
     stats.args.kernels = context.input(1).shape();
   }
+  // Its window is the depthwise filter's, input 3.
+  if (def.type() == "PointwiseDepthwiseConv2d" && context.num_inputs() > 3) {
+    stats.args.kernels = context.input(3).shape();
+  }
   stats.macs = step.op->MacCount(context);
   stats.stats = CallStats{0, 0};
   return stats;
