@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/kernels/activation.h"
+#include "mace/kernels/sgemm.h"
 #include "tests/common/op_tester.h"
 #include "tests/common/reference.h"
 
@@ -152,6 +154,26 @@ TEST(PointwiseDepthwiseConv2dTest, SeveralStripsMatchReference) {
     Check(Make({1, 53, 41, 7}, 100, 3, 1), threads);
     Check(Make({2, 53, 41, 7}, 100, 3, 2), threads);
   }
+}
+
+// The strips' offsets do not depend on the kernels, but their panel
+// widths (SGEMM: 8, 16 or 32 columns) and vector widths do: every SGEMM
+// ISA and every vector ISA the machine has, on a channel count that is
+// no multiple of any of them.
+TEST(PointwiseDepthwiseConv2dTest, EveryKernelIsaMatchesReference) {
+  const kernels::SgemmIsa sgemm_default = kernels::SelectedSgemmIsa();
+  const kernels::VectorIsa vector_default = kernels::SelectedVectorIsa();
+  for (kernels::SgemmIsa sgemm : kernels::AvailableSgemmIsas()) {
+    for (kernels::VectorIsa vector : kernels::AvailableVectorIsas()) {
+      SCOPED_TRACE(std::string(kernels::SgemmIsaName(sgemm)) + " / " +
+                   kernels::VectorIsaName(vector));
+      ASSERT_TRUE(kernels::SetSgemmIsaForTesting(sgemm));
+      ASSERT_TRUE(kernels::SetVectorIsaForTesting(vector));
+      Check(Make({1, 23, 41, 5}, 299, 3, 1), 2);
+    }
+  }
+  kernels::SetSgemmIsaForTesting(sgemm_default);
+  kernels::SetVectorIsaForTesting(vector_default);
 }
 
 // 27 x 1024 floats a row (the re-laid filter of 1024 channels): strips of
