@@ -156,6 +156,16 @@ TEST(PointwiseDepthwiseConv2dTest, SeveralStripsMatchReference) {
   }
 }
 
+// Bands of fewer than 8 output rows cost more in rows computed twice
+// than the cache saves: stride 1's 53 output rows go in bands at 4
+// threads and as the two ops at 8, stride 2's 27 as the two ops at both.
+TEST(PointwiseDepthwiseConv2dTest, ThinBandsRunAsTheTwoOps) {
+  for (int threads : {4, 8}) {
+    Check(Make({1, 53, 41, 7}, 100, 3, 1), threads);
+    Check(Make({1, 53, 41, 7}, 100, 5, 2), threads);
+  }
+}
+
 // The strips' offsets do not depend on the kernels, but their panel
 // widths (SGEMM: 8, 16 or 32 columns) and vector widths do: every SGEMM
 // ISA and every vector ISA the machine has, on a channel count that is
@@ -200,8 +210,10 @@ TEST(PointwiseDepthwiseConv2dTest, FiveByFiveAndOtherActivationsMatch) {
   }
 }
 
+// At 3 threads the 19 output rows are too few for bands: the whole
+// pointwise output, its unread last row included, goes into scratch.
 TEST(PointwiseDepthwiseConv2dTest, ValidPaddingSkipsUnreadRows) {
-  for (int threads : {1, 2}) {
+  for (int threads : {1, 2, 3}) {
     Spec s = Make({1, 40, 12, 4}, 1024, 3, 2);
     s.padding = 0;
     Check(s, threads);
