@@ -230,36 +230,8 @@ class PointwiseDepthwiseConv2dOp : public Operation {
   void RunWhole(const OpContext &context, const float *x, float *y,
                 float *z) const {
     ThreadPool *pool = context.thread_pool();
-    const int64_t pixels = dims_.in_h * dims_.in_w;
-    const int64_t channels = dims_.in_c;
-    const float *bias = context.input(2).data<float>();
-    float clamp[2];
-    const Activation act = pointwise_activation_;
-    if (ToClampBounds(act, clamp)) {
-      kernels::SgemmClamped(pixels, channels, in_c_, x, in_c_, packed_, bias,
-                            clamp, z, channels, pool);
-    } else if (act.type != ActivationType::kNoop) {
-      auto activate = [act, z, channels](float *c, int64_t rows, int64_t cols,
-                                         int64_t ldc) {
-        ActivateBlock(act, PReluSlope(), (c - z) % channels, c, rows, cols,
-                      ldc);
-      };
-      kernels::Sgemm(pixels, channels, in_c_, x, in_c_, packed_, bias, z,
-                     channels, pool, kernels::SgemmEpilogue(activate));
-    } else {
-      kernels::Sgemm(pixels, channels, in_c_, x, in_c_, packed_, bias, z,
-                     channels, pool);
-    }
-    kernels::ActivationParams fused;
-    const bool in_kernel = ToKernelActivation(activation_, PReluSlope(), &fused);
-    const float *weights =
-        laid_ != nullptr ? laid_ : context.input(3).data<float>();
-    kernels::DepthwiseConv2d(shape_, z, weights, context.input(4).data<float>(),
-                             fused, y, pool);
-    if (!in_kernel) {
-      ActivateRowsInPlace(activation_, PReluSlope(), dims_.out_c, y,
-                          dims_.out_h * dims_.out_w, pool);
-    }
+    Pointwise(context, x, dims_.in_h * dims_.in_w, z, pool);
+    Depthwise(context, shape_, z, y, pool);
   }
 
   // Output rows [first, last) of one band of one image, in strips.
@@ -290,23 +262,8 @@ class PointwiseDepthwiseConv2dOp : public Operation {
   void RunPointwise(const OpContext &context, const float *x, int64_t begin,
                     int64_t end, float *z) const {
     if (end <= begin) return;
-    const int64_t pixels = (end - begin) * dims_.in_w;
-    const int64_t channels = dims_.in_c;
-    const float *bias = context.input(2).data<float>();
-    float clamp[2];
-    const bool clamped = ToClampBounds(pointwise_activation_, clamp);
-    const Activation act = pointwise_activation_;
-    auto activate = [act, z, channels](float *c, int64_t rows, int64_t cols,
-                                       int64_t ldc) {
-      ActivateBlock(act, PReluSlope(), (c - z) % channels, c, rows, cols, ldc);
-    };
-    const kernels::SgemmEpilogue epilogue(activate);
-    const bool epilogue_needed =
-        !clamped && act.type != ActivationType::kNoop;
-    kernels::SgemmColumns(pixels, 0, channels, in_c_,
-                          x + begin * dims_.in_w * in_c_, in_c_, packed_, bias,
-                          clamped ? clamp : nullptr, nullptr, z, channels,
-                          epilogue_needed ? &epilogue : nullptr);
+    Pointwise(context, x + begin * dims_.in_w * in_c_,
+              (end - begin) * dims_.in_w, z, nullptr);
   }
 
   // Output rows [first, last) from the pointwise rows `held` in `strip`.
@@ -319,17 +276,47 @@ class PointwiseDepthwiseConv2dOp : public Operation {
     // Output row first + r reads rows from (first + r) * stride - pad_top,
     // which is row (that - held.begin) of the strip.
     shape.pad_top = shape_.pad_top + held.begin - first * shape_.stride_h;
+    Depthwise(context, shape, strip, y + first * dims_.out_w * dims_.out_c,
+              nullptr);
+  }
+
+  // z = pointwise_act(x * pw + pw_bias) for `pixels` pixels of x, on the
+  // pool's threads (none: the caller's).
+  void Pointwise(const OpContext &context, const float *x, int64_t pixels,
+                 float *z, ThreadPool *pool) const {
+    const int64_t channels = dims_.in_c;
+    const float *bias = context.input(2).data<float>();
+    const Activation act = pointwise_activation_;
+    float clamp[2];
+    if (ToClampBounds(act, clamp)) {
+      kernels::SgemmClamped(pixels, channels, in_c_, x, in_c_, packed_, bias,
+                            clamp, z, channels, pool);
+    } else if (act.type != ActivationType::kNoop) {
+      auto activate = [act, z, channels](float *c, int64_t rows, int64_t cols,
+                                         int64_t ldc) {
+        ActivateBlock(act, PReluSlope(), (c - z) % channels, c, rows, cols,
+                      ldc);
+      };
+      kernels::Sgemm(pixels, channels, in_c_, x, in_c_, packed_, bias, z,
+                     channels, pool, kernels::SgemmEpilogue(activate));
+    } else {
+      kernels::Sgemm(pixels, channels, in_c_, x, in_c_, packed_, bias, z,
+                     channels, pool);
+    }
+  }
+
+  // y = act(depthwise(z) + dw_bias) over `shape`, on the pool's threads.
+  void Depthwise(const OpContext &context, const kernels::DepthwiseShape &shape,
+                 const float *z, float *y, ThreadPool *pool) const {
     kernels::ActivationParams fused;
     const bool in_kernel = ToKernelActivation(activation_, PReluSlope(), &fused);
     const float *weights =
         laid_ != nullptr ? laid_ : context.input(3).data<float>();
-    float *out = y + first * dims_.out_w * dims_.out_c;
-    kernels::DepthwiseConv2d(shape, strip, weights,
-                             context.input(4).data<float>(), fused, out,
-                             nullptr);
+    kernels::DepthwiseConv2d(shape, z, weights, context.input(4).data<float>(),
+                             fused, y, pool);
     if (!in_kernel) {
-      ActivateRowsInPlace(activation_, PReluSlope(), dims_.out_c, out,
-                          shape.out_h * dims_.out_w, nullptr);
+      ActivateRowsInPlace(activation_, PReluSlope(), dims_.out_c, y,
+                          shape.out_h * shape.out_w, pool);
     }
   }
 
