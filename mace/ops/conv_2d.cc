@@ -55,7 +55,8 @@ class Conv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(
         *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
-    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
+    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &window_,
+                                              &pads_, &rows_, &cols_));
     if (fused_add_) {
       MACE_RETURN_IF_ERROR(CheckAddend(*context));
     }
@@ -186,8 +187,7 @@ class Conv2dOp : public Operation {
     if (!filter.is_constant() || !filter.has_data() || !context->will_run()) {
       return MaceStatus::MACE_SUCCESS;
     }
-    kernels::ConvGeometry geometry;
-    MACE_RETURN_IF_ERROR(ReadGeometry(*context, &geometry));
+    const kernels::ConvGeometry geometry = Geometry();
     const int threads = context->thread_pool() != nullptr
                             ? context->thread_pool()->num_threads()
                             : 1;
@@ -233,37 +233,32 @@ class Conv2dOp : public Operation {
   }
 
   // dims_ plus the window arguments, as the fast kernels take them.
-  MaceStatus ReadGeometry(const OpContext &context,
-                          kernels::ConvGeometry *g) const {
-    Window2D window;
-    MACE_RETURN_IF_ERROR(ParseWindow2D(context, &window));
-    int64_t out_h = 0, out_w = 0;
-    Pads2D pads;
-    MACE_RETURN_IF_ERROR(ComputeWindowOutput(
-        context, window, dims_.in_h, dims_.in_w, dims_.kernel_h, dims_.kernel_w,
-        &out_h, &out_w, &pads));
-    g->batch = dims_.batch;
-    g->in_h = dims_.in_h;
-    g->in_w = dims_.in_w;
-    g->in_c = dims_.in_c;
-    g->out_h = dims_.out_h;
-    g->out_w = dims_.out_w;
-    g->out_c = dims_.out_c;
-    g->kernel_h = dims_.kernel_h;
-    g->kernel_w = dims_.kernel_w;
-    g->stride_h = window.stride_h;
-    g->stride_w = window.stride_w;
-    g->dilation_h = window.dilation_h;
-    g->dilation_w = window.dilation_w;
-    g->pad_top = pads.top;
-    g->pad_left = pads.left;
-    g->groups = dims_.groups;
-    return MaceStatus::MACE_SUCCESS;
+  kernels::ConvGeometry Geometry() const {
+    kernels::ConvGeometry g;
+    g.batch = dims_.batch;
+    g.in_h = dims_.in_h;
+    g.in_w = dims_.in_w;
+    g.in_c = dims_.in_c;
+    g.out_h = dims_.out_h;
+    g.out_w = dims_.out_w;
+    g.out_c = dims_.out_c;
+    g.kernel_h = dims_.kernel_h;
+    g.kernel_w = dims_.kernel_w;
+    g.stride_h = window_.stride_h;
+    g.stride_w = window_.stride_w;
+    g.dilation_h = window_.dilation_h;
+    g.dilation_w = window_.dilation_w;
+    g.pad_top = pads_.top;
+    g.pad_left = pads_.left;
+    g.groups = dims_.groups;
+    return g;
   }
 
   Activation activation_;
   bool fused_add_ = false;
   ConvDims dims_;
+  Window2D window_;
+  Pads2D pads_;
   AxisTaps rows_;
   AxisTaps cols_;
   // At most one initialised; none: reference path.

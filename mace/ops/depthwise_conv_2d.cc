@@ -42,8 +42,11 @@ class DepthwiseConv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(
         *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
-    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows_, &cols_));
-    MACE_RETURN_IF_ERROR(PrepareKernel(*context));
+    Window2D window;
+    Pads2D pads;
+    MACE_RETURN_IF_ERROR(
+        PrepareForwardWindow(context, &dims_, &window, &pads, &rows_, &cols_));
+    PrepareKernel(window, pads);
     return LayWeights(*context);
   }
 
@@ -69,19 +72,11 @@ class DepthwiseConv2dOp : public Operation {
 
  private:
   // Whether the direct kernel takes this shape; fills shape_ when it does.
-  MaceStatus PrepareKernel(const OpContext &context) {
+  void PrepareKernel(const Window2D &window, const Pads2D &pads) {
     use_kernel_ = false;
-    if (dims_.out_c != dims_.in_c) return MaceStatus::MACE_SUCCESS;
-    Window2D window;
-    MACE_RETURN_IF_ERROR(ParseWindow2D(context, &window));
-    Pads2D pads;
-    int64_t out_h = 0, out_w = 0;
-    MACE_RETURN_IF_ERROR(ComputeWindowOutput(
-        context, window, dims_.in_h, dims_.in_w, dims_.kernel_h, dims_.kernel_w,
-        &out_h, &out_w, &pads));
+    if (dims_.out_c != dims_.in_c) return;
     shape_ = MakeDepthwiseShape(dims_, window, pads);
     use_kernel_ = kernels::DepthwiseKernelSupports(shape_);
-    return MaceStatus::MACE_SUCCESS;
   }
 
   MaceStatus LayWeights(const OpContext &context) {

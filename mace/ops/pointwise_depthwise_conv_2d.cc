@@ -137,15 +137,9 @@ class PointwiseDepthwiseConv2dOp : public Operation {
   // The output size (PrepareForwardWindow's checks, output 0 sized) and
   // the depthwise kernels' shape, which must be one they take.
   MaceStatus PrepareWindow(OpContext *context) {
-    AxisTaps rows, cols;
-    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &rows, &cols));
     Window2D window;
-    MACE_RETURN_IF_ERROR(ParseWindow2D(*context, &window));
     Pads2D pads;
-    int64_t out_h = 0, out_w = 0;
-    MACE_RETURN_IF_ERROR(ComputeWindowOutput(
-        *context, window, dims_.in_h, dims_.in_w, dims_.kernel_h,
-        dims_.kernel_w, &out_h, &out_w, &pads));
+    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &window, &pads));
     shape_ = MakeDepthwiseShape(dims_, window, pads);
     shape_.batch = 1;
     if (!kernels::DepthwiseKernelSupports(shape_)) {

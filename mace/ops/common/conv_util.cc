@@ -290,26 +290,31 @@ void DepthwiseConvByTaps(const ConvDims &d, const AxisTaps &rows,
 }
 
 MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
-                                AxisTaps *rows, AxisTaps *cols) {
-  Window2D window;
-  MACE_RETURN_IF_ERROR(ParseWindow2D(*context, &window));
+                                Window2D *window, Pads2D *pads) {
+  MACE_RETURN_IF_ERROR(ParseWindow2D(*context, window));
   MACE_RETURN_IF_ERROR(
-      CheckWindowRange(*context, window, dims->kernel_h, dims->kernel_w));
-  Pads2D pads;
+      CheckWindowRange(*context, *window, dims->kernel_h, dims->kernel_w));
   MACE_RETURN_IF_ERROR(ComputeWindowOutput(
-      *context, window, dims->in_h, dims->in_w, dims->kernel_h,
-      dims->kernel_w, &dims->out_h, &dims->out_w, &pads));
+      *context, *window, dims->in_h, dims->in_w, dims->kernel_h,
+      dims->kernel_w, &dims->out_h, &dims->out_w, pads));
   const Shape out_shape = {dims->batch, dims->out_h, dims->out_w,
                            dims->out_c};
   MACE_RETURN_IF_ERROR(
       CheckOutputSize(*context, out_shape, dims->kernel_h, dims->kernel_w));
-  BuildWindowTaps(dims->out_h, dims->in_h, dims->kernel_h, window.stride_h,
-                  window.dilation_h, pads.top, rows);
-  BuildWindowTaps(dims->out_w, dims->in_w, dims->kernel_w, window.stride_w,
-                  window.dilation_w, pads.left, cols);
   Tensor *output = context->output(0);
   output->set_dtype(DT_FLOAT);
   output->set_shape(out_shape);
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
+                                Window2D *window, Pads2D *pads, AxisTaps *rows,
+                                AxisTaps *cols) {
+  MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, dims, window, pads));
+  BuildWindowTaps(dims->out_h, dims->in_h, dims->kernel_h, window->stride_h,
+                  window->dilation_h, pads->top, rows);
+  BuildWindowTaps(dims->out_w, dims->in_w, dims->kernel_w, window->stride_w,
+                  window->dilation_w, pads->left, cols);
   return MaceStatus::MACE_SUCCESS;
 }
 

@@ -83,16 +83,21 @@ MaceStatus ReadGroupedConvDims(const OpContext &context, ConvDims *dims);
 // other than in_c.
 MaceStatus ReadDepthwiseConvDims(const OpContext &context, ConvDims *dims);
 
+// The forward sliding-window part of a convolution's Prepare, shared by
+// Conv2D, DepthwiseConv2d and PointwiseDepthwiseConv2d: reads the window
+// arguments (into *window), computes the output size (into
+// dims->out_h/out_w) and the pads that give it (*pads), checks it and sets
+// output 0 to float [N, out_h, out_w, out_c].
+MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
+                                Window2D *window, Pads2D *pads);
+// The same, and the row and column taps of the reference loops.
+MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
+                                Window2D *window, Pads2D *pads, AxisTaps *rows,
+                                AxisTaps *cols);
+
 // y[n, oh, ow, oc] = act(bias[oc] + sum over row taps, column taps and the
 // input channels of oc's group of x[n, ih, iw, ic] * w[oc, kh, kw, ic']).
 // bias may be null. Parallel over output rows.
-// The forward sliding-window part of a convolution's Prepare, shared by
-// Conv2D and DepthwiseConv2d: reads the window arguments, computes the
-// output size (into dims->out_h/out_w), checks it, builds the row and
-// column taps and sets output 0 to float [N, out_h, out_w, out_c].
-MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
-                                AxisTaps *rows, AxisTaps *cols);
-
 // `slope` is a fused PRELU's slope (act PRELU only; see activation_util.h).
 void GroupedConvByTaps(const ConvDims &dims, const AxisTaps &rows,
                        const AxisTaps &cols, const float *x, const float *w,
