@@ -36,10 +36,6 @@ bool AcceptsPRelu(const OperatorDef &op) {
   return kTypes.count(op.type()) > 0 && !HasFusedAdd(op);
 }
 
-bool IsPRelu(const OperatorDef &op) {
-  return StringArg(op, "activation", "NOOP") == "PRELU";
-}
-
 bool IsFusibleActivation(const OperatorDef &op) {
   return op.type() == "Activation" && op.input_size() == 1 &&
          op.output_size() == 1 && !IsPRelu(op);

@@ -30,16 +30,12 @@ bool AllOnes(const std::vector<int64_t> &values) {
   return true;
 }
 
-bool IsActivationPRelu(const OperatorDef &op) {
-  return StringArg(op, "activation", "NOOP") == "PRELU";
-}
-
 // A 1x1, stride 1, ungrouped Conv2D with constant float weights, without a
 // fused addend or PRELU, whose output has its input's height and width.
 bool IsPointwise(const GraphBuilder &graph, const OperatorDef &op) {
   if (op.type() != "Conv2D" || op.output_size() != 1 ||
       op.input_size() < 2 || op.input_size() > 3 || HasFusedAdd(op) ||
-      IsActivationPRelu(op) || IntArg(op, "group", 1) != 1 ||
+      IsPRelu(op) || IntArg(op, "group", 1) != 1 ||
       !AllOnes(IntsArg(op, "strides")) || !AllOnes(IntsArg(op, "dilations")) ||
       !HasConstantWeights(graph, op)) {
     return false;
@@ -57,7 +53,7 @@ bool IsPointwise(const GraphBuilder &graph, const OperatorDef &op) {
 // PRELU: the window the fused op checks when it is reinferred.
 bool IsFusableDepthwise(const GraphBuilder &graph, const OperatorDef &op) {
   if (op.type() != "DepthwiseConv2d" || op.output_size() != 1 ||
-      op.input_size() < 2 || op.input_size() > 3 || IsActivationPRelu(op) ||
+      op.input_size() < 2 || op.input_size() > 3 || IsPRelu(op) ||
       !HasConstantWeights(graph, op)) {
     return false;
   }

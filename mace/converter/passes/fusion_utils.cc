@@ -95,6 +95,10 @@ bool HasFusedActivation(const OperatorDef &op) {
   return !activation.empty() && activation != "NOOP";
 }
 
+bool IsPRelu(const OperatorDef &op) {
+  return StringArg(op, "activation", "NOOP") == "PRELU";
+}
+
 void CopyActivationArgs(const OperatorDef &from, OperatorDef *to) {
   auto *args = to->mutable_arg();
   args->erase(std::remove_if(args->begin(), args->end(),

@@ -43,6 +43,9 @@ size_t AbsorbConsumer(std::vector<OperatorDef> *ops, size_t producer,
 // Whether `op` applies an activation of its own (argument `activation`
 // present and neither NOOP nor empty).
 bool HasFusedActivation(const OperatorDef &op);
+// Whether `op`'s activation (an Activation op's, or a fused one) is PRELU,
+// which reads a slope input.
+bool IsPRelu(const OperatorDef &op);
 // Replaces `to`'s activation arguments by `from`'s.
 void CopyActivationArgs(const OperatorDef &from, OperatorDef *to);
 // Adds `from`'s activation arguments to `to` under `prefix` + their names

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <set>
 
+#include "mace/converter/passes/fusion_utils.h"
 #include "mace/converter/passes/graph_utils.h"
 #include "mace/converter/passes/passes.h"
 #include "mace/core/status.h"
@@ -21,8 +22,7 @@ namespace {
 bool IsElementwise(const OperatorDef &op) {
   if (op.type() == "Cast") return true;
   if (op.type() == "Activation") {
-    return StringArg(op, "activation", "NOOP") != "PRELU" &&
-           op.input_size() == 1;
+    return !IsPRelu(op) && op.input_size() == 1;
   }
   return op.type() == "Eltwise";
 }
