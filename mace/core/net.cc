@@ -539,15 +539,9 @@ OperatorStats Net::DescribeStep(const Step &step) {
     }
   }
   for (int k : IntsArg(def, "kernels")) stats.args.kernels.push_back(k);
-  const bool has_filter =
-      def.type() == "Conv2D" || def.type() == "DepthwiseConv2d" ||
-      def.type() == "Deconv2D" || def.type() == "DepthwiseDeconv2d";
-  if (has_filter && context.num_inputs() > 1) {
-    stats.args.kernels = context.input(1).shape();
-  }
-  // Its window is the depthwise filter's, input 3.
-  if (def.type() == "PointwiseDepthwiseConv2d" && context.num_inputs() > 3) {
-    stats.args.kernels = context.input(3).shape();
+  const int filter = step.op->FilterInput();
+  if (filter >= 0 && filter < context.num_inputs()) {
+    stats.args.kernels = context.input(filter).shape();
   }
   stats.macs = step.op->MacCount(context);
   stats.stats = CallStats{0, 0};

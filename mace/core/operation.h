@@ -208,6 +208,9 @@ class Operation {
   virtual bool WritesOutputSlices() const { return false; }
   // Multiply-accumulates of one run (for benchmarks); valid after Prepare.
   virtual int64_t MacCount(const OpContext &context) const { return 0; }
+  // The input whose shape the per-op report shows as the op's filter (its
+  // window's): -1 for none.
+  virtual int FilterInput() const { return -1; }
 };
 
 }  // namespace mace

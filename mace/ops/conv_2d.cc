@@ -147,6 +147,8 @@ class Conv2dOp : public Operation {
                : OutputMemory::kOwn;
   }
 
+  int FilterInput() const override { return 1; }
+
   int64_t MacCount(const OpContext &context) const override {
     return dims_.batch * dims_.out_h * dims_.out_w * dims_.out_c *
            dims_.kernel_h * dims_.kernel_w * (dims_.in_c / dims_.groups);

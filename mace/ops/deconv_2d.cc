@@ -105,6 +105,8 @@ class DeconvOp : public Operation {
   }
 
   // Every input pixel meets every kernel tap once (cropped ones included).
+  int FilterInput() const override { return 1; }
+
   int64_t MacCount(const OpContext &context) const override {
     const int64_t per_tap =
         depthwise_ ? dims_.out_c : dims_.in_c * dims_.out_c / dims_.groups;

@@ -65,6 +65,8 @@ class DepthwiseConv2dOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
+  int FilterInput() const override { return 1; }
+
   int64_t MacCount(const OpContext &context) const override {
     return dims_.batch * dims_.out_h * dims_.out_w * dims_.out_c *
            dims_.kernel_h * dims_.kernel_w;

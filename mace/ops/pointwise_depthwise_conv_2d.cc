@@ -99,6 +99,9 @@ class PointwiseDepthwiseConv2dOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
+  // The depthwise filter: the op's window is the depthwise one's.
+  int FilterInput() const override { return 3; }
+
   int64_t MacCount(const OpContext &context) const override {
     return dims_.batch * (dims_.in_h * dims_.in_w * dims_.in_c * in_c_ +
                           dims_.out_h * dims_.out_w * dims_.out_c *
