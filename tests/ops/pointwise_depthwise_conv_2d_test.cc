@@ -268,6 +268,35 @@ TEST(PointwiseDepthwiseConv2dTest, BadFiltersAndWindowsAreClearErrors) {
             std::string::npos);
 }
 
+// An unknown pointwise activation and a missing depthwise bias.
+TEST(PointwiseDepthwiseConv2dTest, BadArgumentsAndInputCountAreClearErrors) {
+  OpTester bad_activation("PointwiseDepthwiseConv2d", "fused");
+  bad_activation.Input("x", {1, 6, 6, 4}, RandomFloats(144))
+      .Constant("pw", {8, 1, 1, 4}, RandomFloats(32))
+      .Constant("pw_b", {8}, RandomFloats(8))
+      .Constant("dw", {3, 3, 8, 1}, RandomFloats(72))
+      .Constant("dw_b", {8}, RandomFloats(8))
+      .ArgString("pointwise_activation", "RELU7")
+      .Output("y");
+  MaceStatus status = bad_activation.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("unknown pointwise_activation 'RELU7'"),
+            std::string::npos)
+      << status.information();
+
+  OpTester four_inputs("PointwiseDepthwiseConv2d", "fused");
+  four_inputs.Input("x", {1, 6, 6, 4}, RandomFloats(144))
+      .Constant("pw", {8, 1, 1, 4}, RandomFloats(32))
+      .Constant("pw_b", {8}, RandomFloats(8))
+      .Constant("dw", {3, 3, 8, 1}, RandomFloats(72))
+      .Output("y");
+  status = four_inputs.Run();
+  EXPECT_NE(status.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(status.information().find("expects 5 inputs, got 4"),
+            std::string::npos)
+      << status.information();
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace mace
