@@ -6,7 +6,8 @@
 #                           [--markdown FILE] [other bench_models.py flags]
 #
 # Runs scripts/bench_models.py under the python3 on PATH (pip's). The zoo
-# must exist (scripts/model_zoo.sh makes it). Peer packages that pip's
+# must exist (scripts/model_zoo.sh makes it). The driver's own packages
+# (scripts/install_python_deps.sh) and the peer packages that pip's
 # main environment lacks are pip-installed there first. The converters
 # that it lacks, onnx2tf (ONNX -> TFLite) and pnnx (ONNX -> ncnn), go into
 # a venv at ${MACE_BENCH_DIR:-~/.cache/mace/bench}/venv that sees the
@@ -61,6 +62,9 @@ sys.exit(0 if u.find_spec('$module') else 1)" 2>/dev/null ||
       "reported as not run" >&2
 }
 
+# The driver's own needs (numpy, onnx for the machine probe) and
+# tensorflow, which onnx2tf imports.
+bash scripts/install_python_deps.sh --tensorflow
 setup_peers
 setup_converters
 exec python3 scripts/bench_models.py "$@"

@@ -27,13 +27,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-# scripts/install_python_deps.sh does not carry tensorflow (a large wheel
-# only these tests need).
-# (find_spec: importing tensorflow just to check would cost seconds.)
-if ! python3 -c "import importlib.util as u, sys; sys.exit(not (
-    u.find_spec('tensorflow') and u.find_spec('numpy')))"; then
-  python3 -m pip install -q --disable-pip-version-check tensorflow==2.21.0 numpy
-fi
+bash scripts/install_python_deps.sh --tensorflow
 
 python3 scripts/make_tf_models.py "${MODELS[@]}"
 python3 scripts/tf_validate.py --mace "$MACE" "${MODELS[@]}"
