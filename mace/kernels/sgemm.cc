@@ -4,13 +4,14 @@
 // Blocking: C is cut into blocks of kRowTiles * mr rows by kColPanels * nr
 // columns (nr columns when that leaves fewer than 4 blocks per thread), one
 // ParallelFor task each, so a batch-1 FullyConnected still splits over
-// columns. Inside a block, each B panel (k x nr) is walked
-// down all the block's row tiles while it sits in L1/L2; A is read in
-// place, never packed. A panel with at most nr / 2 real columns goes to the
-// family's half-width kernels where it has them; other column edges (n not
-// a multiple of the width written) go through a stack tile, row edges
-// through the kernels for fewer rows (a short last tile evened with the one
-// before it, TileHeight), so nothing is read or written past the matrices.
+// columns. Inside a block, each B panel (k x nr) is walked, a depth slice
+// of at most 256 KiB at a time, down all the block's row tiles while it
+// sits in L1/L2; A is read in place, never packed. A panel whose last
+// vectors are padding goes to the family's narrowest kernels that cover its
+// real columns; other column edges (n not a multiple of the width written)
+// go through a stack tile of the block's rows, row edges through the
+// kernels for fewer rows (a short last tile evened with the one before it,
+// TileHeight), so nothing is read or written past the matrices.
 
 #include <algorithm>
 #include <cstring>
@@ -63,12 +64,82 @@ int64_t BlockCount(int64_t m, int64_t block_rows, int64_t mr) {
   return std::max<int64_t>(1, (m + block_rows - mr) / block_rows);
 }
 
+// A panel slice of at most this many bytes stays in L2 while the block's
+// row tiles go down it. Without slicing, each row tile re-read the whole
+// panel: 64-column AVX-512 panels of ResNet-50's deep layers (K = 2048 to
+// 4608: 0.5-1.2 MiB a panel) left L2 between tiles, and the 3x3x512 im2col
+// on 7x7 ran at 0.72 of the 32-column kernel's speed.
+constexpr int64_t kPanelSliceBytes = 256 * 1024;
+
+// One slice of the depth: A's runs (a plain matrix's one run cut at
+// `first_value`, or whole runs of several) and the panel rows they
+// multiply, [b_row0, b_row0 + k).
+struct DepthSlice {
+  SgemmARuns a;
+  int64_t b_row0;
+  int64_t k;
+};
+
+// Cuts A's depth into slices whose panel rows take at most
+// kPanelSliceBytes (whole runs when A has several; at least one run), of
+// even sizes; one slice (of no depth) when A has none. The slices of a
+// one-run A point at their start of the run, which this object keeps.
+class DepthSlices {
+ public:
+  DepthSlices(const SgemmARuns &a, int64_t nr) {
+    const int64_t k = a.count * a.run_k;
+    const int64_t most_k = std::max<int64_t>(
+        1, kPanelSliceBytes / (nr * static_cast<int64_t>(sizeof(float))));
+    if (a.count == 1) {
+      count_ = std::clamp<int64_t>((k + most_k - 1) / most_k, 1, kMaxSlices);
+      for (int64_t s = 0; s < count_; ++s) {
+        const int64_t p0 = s * k / count_;
+        const int64_t p1 = (s + 1) * k / count_;
+        shifted_[s] = a.runs[0] != nullptr ? a.runs[0] + p0 : nullptr;
+        slices_[s] = {SgemmARuns{&shifted_[s], 1, p1 - p0}, p0, p1 - p0};
+      }
+      return;
+    }
+    const int64_t runs_per_slice = std::max<int64_t>(1, most_k / a.run_k);
+    const int64_t wanted = (a.count + runs_per_slice - 1) / runs_per_slice;
+    count_ = std::clamp<int64_t>(wanted, 1, kMaxSlices);
+    for (int64_t s = 0; s < count_; ++s) {
+      const int64_t r0 = s * a.count / count_;
+      const int64_t r1 = (s + 1) * a.count / count_;
+      slices_[s] = {SgemmARuns{a.runs + r0, static_cast<int>(r1 - r0),
+                               a.run_k},
+                    r0 * a.run_k, (r1 - r0) * a.run_k};
+    }
+  }
+  DepthSlices(const DepthSlices &) = delete;
+  DepthSlices &operator=(const DepthSlices &) = delete;
+
+  int64_t count() const { return count_; }
+  const DepthSlice &operator[](int64_t s) const { return slices_[s]; }
+
+ private:
+  // K = 65536 on 64-column panels; deeper matrices take longer slices.
+  static constexpr int64_t kMaxSlices = 64;
+  int64_t count_ = 0;
+  // Only [0, count_) is written and read.
+  const float *shifted_[kMaxSlices];
+  DepthSlice slices_[kMaxSlices];
+};
+
+// Where the micro-kernel calls of one panel slice write: C itself, or the
+// block's edge tile (a panel's columns past n), which holds its partial
+// sums from slice to slice and goes to C after the last.
+struct SliceTarget {
+  float *c;
+  int64_t ldc;
+};
+
 // Computes C's block [row0, row0 + rows) x [col0, col0 + cols) (col0 a
-// multiple of nr) and hands it to the epilogue. The depth is not sliced:
-// slicing it at 256 (partial sums added through a stack tile) measured no
-// faster on ResNet-50's 3x3x512 im2col (K = 4608) and slower on K = 1024.
-// A comes in runs (SgemmARuns; one run of depth k for a plain GEMM), which
-// each micro-kernel call sums in its registers.
+// multiple of nr) and hands it to the epilogue. Each panel goes in depth
+// slices (DepthSlices), every slice down all the block's row tiles: the
+// first adds the bias and the addend, later ones the partial sums in C,
+// the last clamps. A comes in runs (SgemmARuns; one run of depth k for a
+// plain GEMM), which each micro-kernel call sums in its registers.
 void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
               const SgemmARuns &a, int64_t lda, const PackedMatrixB &b,
               const float *bias, const float *clamp, const float *addend,
@@ -76,65 +147,91 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
               int64_t cols, const SgemmEpilogue *epilogue) {
   const int64_t mr = uk.mr;
   const int64_t nr = uk.nr;
-  float edge_c[kSgemmMaxMr * kSgemmMaxNr];
-  float edge_addend[kSgemmMaxMr * kSgemmMaxNr];
+  // A block has at most kRowTiles + 1 tiles of rows (BlockHeight).
+  float edge_c[(kRowTiles + 1) * kSgemmMaxMr * kSgemmMaxNr];
   float edge_bias[kSgemmMaxNr];
-  const int64_t panel_bytes = k * nr * static_cast<int64_t>(sizeof(float));
-  const int64_t prefetch_bytes = k * kSgemmPrefetchStride;
-  SgemmTileA tile_a{a, 0, lda};
+  const DepthSlices slices(a, nr);
+  const float *const b_end = b.values + b.size();
   for (int64_t j = col0; j < col0 + cols; j += nr) {
     const float *panel = b.values + (j / nr) * k * nr;
-    // The panel after this one, fetched ahead by the first row tiles (one
-    // kernel call covers prefetch_bytes of it): once B is out of L2, as a
-    // network's weights are, each panel otherwise arrives at the latency
-    // of L3 while the FMAs wait.
-    const char *next_panel =
-        j + nr < n ? reinterpret_cast<const char *>(panel + k * nr) : nullptr;
-    int64_t prefetched = 0;
     const int64_t jn = std::min(nr, n - j);
-    // Columns the kernel computes and writes: nr, or nr / 2 through the
-    // family's half-width kernels when the rest of the panel is padding.
-    const bool half = jn <= nr / 2 && uk.half_by_rows[1] != nullptr;
-    const int64_t width = half ? nr / 2 : nr;
+    // Columns the kernels compute and write: nr, or fewer through the
+    // family's narrowest kernels that cover the panel's real columns.
+    const SgemmUkernelFn *by_rows = uk.by_rows;
+    int64_t width = nr;
+    for (const SgemmNarrowUkernels &narrow : uk.narrow) {
+      if (narrow.width >= jn) {
+        by_rows = narrow.by_rows;
+        width = narrow.width;
+        break;
+      }
+    }
     const float *panel_bias = bias != nullptr ? bias + j : nullptr;
     if (bias != nullptr && jn < width) {
       std::memcpy(edge_bias, bias + j, jn * sizeof(float));
       std::fill(edge_bias + jn, edge_bias + nr, 0.0f);
       panel_bias = edge_bias;
     }
-    for (int64_t i = row0; i < row0 + rows;) {
-      const int64_t in = TileHeight(row0 + rows - i, mr);
-      const SgemmUkernelFn kernel = half ? uk.half_by_rows[in] : uk.by_rows[in];
-      const char *prefetch = nullptr;
-      if (next_panel != nullptr && prefetched + prefetch_bytes <= panel_bytes) {
-        prefetch = next_panel + prefetched;
-        prefetched += prefetch_bytes;
-      }
-      const float *tile_addend =
-          addend != nullptr ? addend + i * ldc + j : nullptr;
-      float *tile_c = c + i * ldc + j;
-      int64_t tile_ldc = ldc;
-      if (jn != width) {
-        if (tile_addend != nullptr) {
-          for (int64_t r = 0; r < in; ++r) {
-            std::memcpy(edge_addend + r * nr, tile_addend + r * ldc,
-                        jn * sizeof(float));
-          }
-          tile_addend = edge_addend;
-        }
-        tile_c = edge_c;
-        tile_ldc = nr;
-      }
-      tile_a.offset = i * lda;
-      kernel(tile_a, panel, panel_bias, clamp, tile_addend, tile_c, tile_ldc,
-             prefetch);
-      if (jn != width) {
-        for (int64_t r = 0; r < in; ++r) {
-          std::memcpy(c + (i + r) * ldc + j, edge_c + r * nr,
+    const bool edge = jn != width;
+    SliceTarget target{c + row0 * ldc + j, ldc};
+    if (edge) {
+      // The block's rows of the addend, if any, start the edge tile's sums.
+      target = {edge_c, nr};
+      for (int64_t r = 0; r < rows; ++r) {
+        float *edge_row = edge_c + r * nr;
+        if (addend != nullptr) {
+          std::memcpy(edge_row, addend + (row0 + r) * ldc + j,
                       jn * sizeof(float));
+        } else {
+          std::fill(edge_row, edge_row + jn, 0.0f);
         }
+        std::fill(edge_row + jn, edge_row + nr, 0.0f);
       }
-      i += in;
+    }
+    for (int64_t s = 0; s < slices.count(); ++s) {
+      const DepthSlice &slice = slices[s];
+      const bool first = s == 0;
+      const bool last = s + 1 == slices.count();
+      const float *b_slice = panel + slice.b_row0 * nr;
+      // The weights after this slice (the next slice or panel), fetched
+      // ahead by the first row tiles (one kernel call covers
+      // prefetch_bytes of them): once B is out of L2, as a network's
+      // weights are, each slice otherwise arrives at the latency of L3
+      // while the FMAs wait.
+      const float *next = b_slice + slice.k * nr;
+      const int64_t next_bytes =
+          std::min<int64_t>(b_end - next, slice.k * nr) *
+          static_cast<int64_t>(sizeof(float));
+      const int64_t prefetch_bytes = slice.k * kSgemmPrefetchStride;
+      int64_t prefetched = 0;
+      SgemmTileA tile_a{slice.a, 0, lda};
+      for (int64_t i = row0; i < row0 + rows;) {
+        const int64_t in = TileHeight(row0 + rows - i, mr);
+        const SgemmUkernelFn kernel = by_rows[in];
+        const char *prefetch = nullptr;
+        if (prefetched + prefetch_bytes <= next_bytes) {
+          prefetch = reinterpret_cast<const char *>(next) + prefetched;
+          prefetched += prefetch_bytes;
+        }
+        float *tile_c = target.c + (i - row0) * target.ldc;
+        // Sums so far: the addend on C's first slice (the edge tile holds
+        // its own), the partial sums after it.
+        const float *tile_addend =
+            !first || edge ? tile_c
+            : addend != nullptr ? addend + i * ldc + j
+                                : nullptr;
+        tile_a.offset = i * lda;
+        kernel(tile_a, b_slice, first ? panel_bias : nullptr,
+               last ? clamp : nullptr, tile_addend, tile_c, target.ldc,
+               prefetch);
+        i += in;
+      }
+    }
+    if (edge) {
+      for (int64_t r = 0; r < rows; ++r) {
+        std::memcpy(c + (row0 + r) * ldc + j, edge_c + r * nr,
+                    jn * sizeof(float));
+      }
     }
   }
   if (epilogue != nullptr) (*epilogue)(c + row0 * ldc + col0, rows, cols, ldc);

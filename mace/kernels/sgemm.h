@@ -29,10 +29,11 @@ enum class SgemmIsa { kGeneric, kAvx2, kAvx512, kNeon };
 // Winograd elements' order and filter transforms (2: 1 x r and r x 1
 // convolutions may be packed as 1-D Winograd; 3: 5x5 ones as F(2,5); 4:
 // 1-D Winograd on tiles of 6 points), DeconvGemm's tap-major columns, the
-// depthwise filters re-laid with padded taps (5). Raise it with any
+// depthwise filters re-laid with padded taps (5), AVX-512 panels of 64
+// columns (6). Raise it with any
 // change to one of them, so that files of the old layout are replaced
 // instead of read.
-constexpr int kPackedLayoutVersion = 5;
+constexpr int kPackedLayoutVersion = 6;
 
 const char *SgemmIsaName(SgemmIsa isa);
 

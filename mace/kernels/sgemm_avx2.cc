@@ -2,8 +2,8 @@
 // called only when the CPU has both). 6 rows x 16 columns = 12 ymm
 // accumulators + 2 for the B row + 1 broadcast of A: 15 of 16 registers;
 // per k step 8 loads feed 12 FMAs, enough to keep both FMA ports busy. A
-// half-width variant serves panels whose columns past 8 are padding (24 or
-// 40 output channels leave one).
+// half-width variant (MakeSgemmUkernels' narrow kernels) serves panels
+// whose columns past 8 are padding (24 or 40 output channels leave one).
 
 #include "mace/kernels/sgemm_ukernel_impl.h"
 

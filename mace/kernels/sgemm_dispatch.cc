@@ -1,6 +1,6 @@
 // The SGEMM kernel table: which micro-kernel families this binary has, which
 // of them the CPU can run, and the one chosen by default (best first:
-// avx512f -> sgemm_8x32_avx512, avx2 + fma -> sgemm_6x16_avx2, neon ->
+// avx512f -> sgemm_6x64_avx512, avx2 + fma -> sgemm_6x16_avx2, neon ->
 // sgemm_4x16_neon, else sgemm_4x8_generic). The x86 kernels are built only
 // when CMake defines MACE_SGEMM_X86 (x86-64 targets).
 
@@ -48,7 +48,7 @@ const SgemmUkernels *SgemmUkernelsFor(SgemmIsa isa) {
     case SgemmIsa::kAvx2:
       return &SgemmUkernels6x16Avx2();
     case SgemmIsa::kAvx512:
-      return &SgemmUkernels8x32Avx512();
+      return &SgemmUkernels6x64Avx512();
 #endif
 #if defined(__aarch64__)
     case SgemmIsa::kNeon:

@@ -1,7 +1,8 @@
 // sgemm_4x16_neon: AArch64 NEON micro-kernel. 4 rows x 16 columns = 16
 // q-register accumulators + 4 for the B row, inside the 32 registers; each
-// A value is multiplied in by element (fmla by lane). A half-width variant
-// serves panels whose columns past 8 are padding. Empty on other targets.
+// A value is multiplied in by element (fmla by lane). Narrow variants of
+// 4, 8 and 12 columns serve panels whose other columns are padding. Empty
+// on other targets.
 
 #if defined(__aarch64__)
 

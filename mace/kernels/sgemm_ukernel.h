@@ -131,11 +131,11 @@ inline __attribute__((always_inline)) void ForEachRunStep(const SgemmTileA &a,
   if (a.runs.count == 1) {
     // A plain matrix, the common case, without the runs' loop around its
     // depth loop: a fixed cost per call that a 1x1 layer of depth 16
-    // (MobileNet-v2's and EfficientNet's expansions) paid on every 8 x 32
-    // tile. 16 -> 96 channels on 112x112 (AVX-512, 1 thread, 8
-    // interleaved pairs) went from 437-582 to 399-486 us; deeper layers
-    // moved within the noise. Written apart from the loop below: the same
-    // body shared through a lambda taking the run's index compiled to
+    // (MobileNet-v2's and EfficientNet's expansions) paid on every tile (of
+    // 8 x 32 on AVX-512 then). 16 -> 96 channels on 112x112 (AVX-512, 1
+    // thread, 8 interleaved pairs) went from 437-582 to 399-486 us; deeper
+    // layers moved within the noise. Written apart from the loop below: the
+    // same body shared through a lambda taking the run's index compiled to
     // other code, which ran 2.3-2.8x slower at that depth in two of four
     // interleaved runs.
     if (a.runs.runs[0] == nullptr) return;
@@ -161,26 +161,36 @@ inline __attribute__((always_inline)) void ForEachRunStep(const SgemmTileA &a,
 }
 
 constexpr int kSgemmMaxMr = 8;
-constexpr int kSgemmMaxNr = 32;
+constexpr int kSgemmMaxNr = 64;
+
+// Narrow kernels per panel: as many as a panel has vectors but one.
+constexpr int kSgemmMaxNarrow = 3;
+
+// Kernels that read a whole packed panel but compute and write only its
+// first `width` columns (by_rows[r] for r rows, by_rows[0] null), for a
+// panel whose other columns are padding: a narrow B (a convolution with
+// 16 output channels), or the last panel of 40 columns in panels of 64,
+// does not pay for its padding.
+struct SgemmNarrowUkernels {
+  int width;
+  SgemmUkernelFn by_rows[kSgemmMaxMr + 1];
+};
 
 // One kernel family: by_rows[r] is the kernel for r rows (by_rows[0] null).
-// half_by_rows, where a family has it (null entries otherwise), holds the
-// same kernels for panels whose real columns fit in the first nr / 2: they
-// read the same packed panel but compute and write only nr / 2 columns, so
-// a narrow B (a convolution with 16 output channels) does not pay for its
-// padding.
+// narrow, narrowest first, holds the narrow kernels a family has (width 0
+// past the last).
 struct SgemmUkernels {
   const char *name;
   int mr;
   int nr;
   SgemmUkernelFn by_rows[kSgemmMaxMr + 1];
-  SgemmUkernelFn half_by_rows[kSgemmMaxMr + 1];
+  SgemmNarrowUkernels narrow[kSgemmMaxNarrow];
 };
 
 // Defined by the per-ISA files that the build includes.
 const SgemmUkernels &SgemmUkernels4x8Generic();
 const SgemmUkernels &SgemmUkernels6x16Avx2();
-const SgemmUkernels &SgemmUkernels8x32Avx512();
+const SgemmUkernels &SgemmUkernels6x64Avx512();
 const SgemmUkernels &SgemmUkernels4x16Neon();
 
 // The family of `isa`, or null when this binary does not have it.

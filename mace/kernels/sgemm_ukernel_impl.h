@@ -3,11 +3,11 @@
 // the tile shape that fits that ISA's registers.
 //
 // A family F gives: V (the vector type), kName, kMr (rows), kNr (columns,
-// a multiple of 2 * V::kWidth) and kPairSteps (whether kernels of fewer
-// than kSgemmFmaChains accumulators alternate two sets, SgemmPairsSteps).
-// Each row of a tile is kNr / V::kWidth accumulators; the half-width
-// kernels (a panel whose columns past kNr / 2 are padding) read the same
-// packed panel but compute and write only the first half.
+// a multiple of V::kWidth) and kPairSteps (whether kernels of fewer than
+// kSgemmFmaChains accumulators alternate two sets, SgemmPairsSteps). Each
+// row of a tile is kNr / V::kWidth accumulators; the narrow kernels (a
+// panel whose last vectors are padding) read the same packed panel but
+// compute and write only its first vectors.
 
 #ifndef MACE_KERNELS_SGEMM_UKERNEL_IMPL_H_
 #define MACE_KERNELS_SGEMM_UKERNEL_IMPL_H_
@@ -22,27 +22,33 @@ namespace mace {
 namespace kernels {
 namespace {
 
-template <class F, int kRows, bool kHalf>
+// The kernel for kRows rows computing the first kVecs vectors of each
+// panel row. Every lambda is always_inline: with a few families in one
+// file, GCC's inlining budget otherwise left some of them calls inside the
+// depth loop (3-5x slower kernels).
+template <class F, int kRows, int kVecs>
 void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
                      const float *clamp, const float *addend, float *c,
                      int64_t ldc, const char *prefetch) {
   using V = typename F::V;
   using T = typename V::T;
   constexpr int kNr = F::kNr;
-  constexpr int kVecs = (kHalf ? kNr / 2 : kNr) / V::kWidth;
-  static_assert(kNr % (2 * V::kWidth) == 0, "a half panel is whole vectors");
+  static_assert(kNr % V::kWidth == 0 && kVecs * V::kWidth <= kNr,
+                "whole vectors of the panel");
   auto each = [](auto f) __attribute__((always_inline)) {
-    ForEachRow<kRows>([&](auto r) { Unroll<kVecs>([&](auto v) { f(r, v); }); });
+    ForEachRow<kRows>([&](auto r) __attribute__((always_inline)) {
+      Unroll<kVecs>([&](auto v) __attribute__((always_inline)) { f(r, v); });
+    });
   };
 
   T acc[kRows][kVecs];
   T bias_vec[kVecs];
-  Unroll<kVecs>([&](auto v) {
+  Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
     bias_vec[v] = bias != nullptr ? V::Load(bias + v * V::kWidth) : V::Zero();
   });
-  each([&](auto r, auto v) { acc[r][v] = bias_vec[v]; });
+  each([&](auto r, auto v) __attribute__((always_inline)) { acc[r][v] = bias_vec[v]; });
   if (addend != nullptr) {
-    each([&](auto r, auto v) {
+    each([&](auto r, auto v) __attribute__((always_inline)) {
       acc[r][v] = V::Add(acc[r][v], V::Load(addend + r * ldc + v * V::kWidth));
     });
   }
@@ -50,17 +56,17 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
   // A kernel of few chains sums its odd steps into a second set.
   constexpr bool kPaired = F::kPairSteps && SgemmPairsSteps(kRows, kVecs);
   T odd[kPaired ? kRows : 1][kVecs];
-  if constexpr (kPaired) each([&](auto r, auto v) { odd[r][v] = V::Zero(); });
+  if constexpr (kPaired) each([&](auto r, auto v) __attribute__((always_inline)) { odd[r][v] = V::Zero(); });
   ForEachRunStep<kNr, kPaired>(
       a, b, prefetch,
-      [&](const float *a_run, const float *b_run, int64_t p, auto parity) {
+      [&](const float *a_run, const float *b_run, int64_t p, auto parity) __attribute__((always_inline)) {
         T b_row[kVecs];
-        Unroll<kVecs>([&](auto v) {
+        Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
           b_row[v] = V::Load(b_run + p * kNr + v * V::kWidth);
         });
-        ForEachRow<kRows>([&](auto r) {
+        ForEachRow<kRows>([&](auto r) __attribute__((always_inline)) {
           const T ar = V::Set1(a_run[r * lda + p]);
-          Unroll<kVecs>([&](auto v) {
+          Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
             if constexpr (kPaired && parity == 1) {
               odd[r][v] = V::Fma(ar, b_row[v], odd[r][v]);
             } else {
@@ -70,36 +76,51 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
         });
       });
   if constexpr (kPaired) {
-    each([&](auto r, auto v) { acc[r][v] = V::Add(acc[r][v], odd[r][v]); });
+    each([&](auto r, auto v) __attribute__((always_inline)) { acc[r][v] = V::Add(acc[r][v], odd[r][v]); });
   }
   if (clamp != nullptr) {
     // V::Max(x, lo) is lo for a NaN x, as the reference ReLU makes it 0.
     const T lo = V::Set1(clamp[0]);
     const T hi = V::Set1(clamp[1]);
     each(
-        [&](auto r, auto v) { acc[r][v] = V::Min(V::Max(acc[r][v], lo), hi); });
+        [&](auto r, auto v) __attribute__((always_inline)) { acc[r][v] = V::Min(V::Max(acc[r][v], lo), hi); });
   }
-  each([&](auto r, auto v) {
+  each([&](auto r, auto v) __attribute__((always_inline)) {
     V::Store(c + r * ldc + v * V::kWidth, acc[r][v]);
   });
 }
 
-template <class F, int... kRow>
-constexpr SgemmUkernels MakeSgemmUkernelsImpl(
+// The kernels of kVecs vectors' width for 1 .. kMr rows.
+template <class F, int kVecs, int... kRow>
+constexpr SgemmNarrowUkernels NarrowUkernels(
     std::integer_sequence<int, kRow...>) {
-  static_assert(F::kMr <= kSgemmMaxMr && F::kNr <= kSgemmMaxNr,
+  return {kVecs * F::V::kWidth,
+          {nullptr, SgemmVecUkernel<F, kRow + 1, kVecs>...}};
+}
+
+// The full-width kernels and the narrow ones (1 .. all but one vectors of
+// the panel, narrowest first).
+template <class F, int... kRow, int... kVec>
+constexpr SgemmUkernels MakeSgemmUkernelsImpl(
+    std::integer_sequence<int, kRow...> rows,
+    std::integer_sequence<int, kVec...>) {
+  constexpr int kFullVecs = F::kNr / F::V::kWidth;
+  static_assert(F::kMr <= kSgemmMaxMr && F::kNr <= kSgemmMaxNr &&
+                    kFullVecs - 1 <= kSgemmMaxNarrow,
                 "the dispatch table's bounds");
   return {F::kName,
           F::kMr,
           F::kNr,
-          {nullptr, SgemmVecUkernel<F, kRow + 1, false>...},
-          {nullptr, SgemmVecUkernel<F, kRow + 1, true>...}};
+          {nullptr, SgemmVecUkernel<F, kRow + 1, kFullVecs>...},
+          {NarrowUkernels<F, kVec + 1>(rows)...}};
 }
 
-// The family's kernels for 1 .. kMr rows, full and half width.
+// The family's kernels for 1 .. kMr rows, of every width in vectors.
 template <class F>
 constexpr SgemmUkernels MakeSgemmUkernels() {
-  return MakeSgemmUkernelsImpl<F>(std::make_integer_sequence<int, F::kMr>{});
+  return MakeSgemmUkernelsImpl<F>(
+      std::make_integer_sequence<int, F::kMr>{},
+      std::make_integer_sequence<int, F::kNr / F::V::kWidth - 1>{});
 }
 
 }  // namespace

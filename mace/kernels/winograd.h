@@ -75,7 +75,7 @@ constexpr double kWinogradTransformCost = 3.0;
 // GEMMs) for `elements` transform elements a tile: the block's transformed
 // input and products take about 1 MiB, so that they stay in L2 while the
 // GEMMs walk them; whole micro-kernel tiles (mr), at least one, at most
-// 128 and `tiles`.
+// 128; all `tiles` when they fit in that budget.
 int64_t WinogradBlockTiles(int64_t elements, const ConvGeometry &geometry,
                            int64_t mr, int64_t tiles);
 

@@ -167,7 +167,7 @@ TEST(PointwiseDepthwiseConv2dTest, ThinBandsRunAsTheTwoOps) {
 }
 
 // The strips' offsets do not depend on the kernels, but their panel
-// widths (SGEMM: 8, 16 or 32 columns) and vector widths do: every SGEMM
+// widths (SGEMM: 8, 16 or 64 columns) and vector widths do: every SGEMM
 // ISA and every vector ISA the machine has, on a channel count that is
 // no multiple of any of them.
 TEST(PointwiseDepthwiseConv2dTest, EveryKernelIsaMatchesReference) {

@@ -252,12 +252,13 @@ TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
   ExpectRunsMatchFloat64(13, 3, 5, &rng);
 }
 
-// Column counts whose last panel is exactly half a panel wide for one ISA
-// or another (8 of 16, 16 of 32 columns), the half-width kernels' case with
-// no edge tile: MobileNet-v2's and -v3's 24- and 40-channel projections.
+// Column counts whose last panel is exactly some vectors wide for one ISA
+// or another (8 of 16, 16, 32 or 48 of 64 columns), the narrow kernels'
+// case with no edge tile, and edge tiles inside a narrow width: MobileNet-v2's and
+// -v3's 24- and 40-channel projections.
 TEST(SgemmTest, HalfWidthPanelsMatchFloat64) {
   std::mt19937 rng(37);
-  for (int64_t n : {8, 16, 24, 40, 48}) {
+  for (int64_t n : {4, 8, 12, 16, 24, 32, 40, 48, 80, 96, 112}) {
     ExpectRunsMatchFloat64(13, 2, 7, &rng, n);
     if (HasFailure()) return;
   }
@@ -265,11 +266,16 @@ TEST(SgemmTest, HalfWidthPanelsMatchFloat64) {
 
 // Runs as deep as a stride-2 3x3 convolution's window rows (3 x 512
 // channels), of a depth no kernel unrolling divides, with padding runs
-// first, between and last.
+// first, between and last: depths that the driver slices (a run a slice)
+// on full-width, half-width and edge panels, the edge tile and C holding
+// the partial sums between slices.
 TEST(SgemmTest, DeepRunsMatchFloat64) {
   std::mt19937 rng(29);
   ExpectRunsMatchFloat64(21, 3, 1536, &rng);
-  ExpectRunsMatchFloat64(13, 2, 513, &rng);
+  for (int64_t n : {24, 45, 96}) {
+    ExpectRunsMatchFloat64(13, 2, 513, &rng, n);
+    if (HasFailure()) return;
+  }
 }
 
 // Depths of real layers' GEMMs (K = 512 .. 4608; the edge sizes above stop
