@@ -159,10 +159,12 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
     // family's narrowest kernels that cover the panel's real columns.
     const SgemmUkernelFn *by_rows = uk.by_rows;
     int64_t width = nr;
+    int64_t tile_rows = mr;
     for (const SgemmNarrowUkernels &narrow : uk.narrow) {
       if (narrow.width >= jn) {
         by_rows = narrow.by_rows;
         width = narrow.width;
+        tile_rows = narrow.mr;
         break;
       }
     }
@@ -206,7 +208,7 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
       int64_t prefetched = 0;
       SgemmTileA tile_a{slice.a, 0, lda};
       for (int64_t i = row0; i < row0 + rows;) {
-        const int64_t in = TileHeight(row0 + rows - i, mr);
+        const int64_t in = TileHeight(row0 + rows - i, tile_rows);
         const SgemmUkernelFn kernel = by_rows[in];
         const char *prefetch = nullptr;
         if (prefetched + prefetch_bytes <= next_bytes) {

@@ -16,6 +16,7 @@ struct SgemmAvx2Family {
   static constexpr const char *kName = "sgemm_6x16_avx2";
   static constexpr int kMr = 6;
   static constexpr int kNr = 16;
+  static constexpr int NarrowRows(int) { return kMr; }
   static constexpr bool kPairSteps = true;
 };
 

@@ -19,6 +19,7 @@ struct SgemmNeonFamily {
   static constexpr const char *kName = "sgemm_4x16_neon";
   static constexpr int kMr = 4;
   static constexpr int kNr = 16;
+  static constexpr int NarrowRows(int) { return kMr; }
   static constexpr bool kPairSteps = false;
 };
 

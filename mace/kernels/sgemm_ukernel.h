@@ -165,15 +165,18 @@ constexpr int kSgemmMaxNr = 64;
 
 // Narrow kernels per panel: as many as a panel has vectors but one.
 constexpr int kSgemmMaxNarrow = 3;
+// Rows of a narrow kernel call: fewer columns leave registers for more.
+constexpr int kSgemmMaxNarrowMr = 12;
 
 // Kernels that read a whole packed panel but compute and write only its
-// first `width` columns (by_rows[r] for r rows, by_rows[0] null), for a
-// panel whose other columns are padding: a narrow B (a convolution with
-// 16 output channels), or the last panel of 40 columns in panels of 64,
-// does not pay for its padding.
+// first `width` columns, `mr` rows at most (by_rows[r] for r rows,
+// by_rows[0] null), for a panel whose other columns are padding: a narrow
+// B (a convolution with 16 output channels), or the last panel of 40
+// columns in panels of 64, does not pay for its padding.
 struct SgemmNarrowUkernels {
   int width;
-  SgemmUkernelFn by_rows[kSgemmMaxMr + 1];
+  int mr;
+  SgemmUkernelFn by_rows[kSgemmMaxNarrowMr + 1];
 };
 
 // One kernel family: by_rows[r] is the kernel for r rows (by_rows[0] null).

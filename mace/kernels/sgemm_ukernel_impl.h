@@ -3,8 +3,9 @@
 // the tile shape that fits that ISA's registers.
 //
 // A family F gives: V (the vector type), kName, kMr (rows), kNr (columns,
-// a multiple of V::kWidth) and kPairSteps (whether kernels of fewer than
-// kSgemmFmaChains accumulators alternate two sets, SgemmPairsSteps). Each
+// a multiple of V::kWidth), kPairSteps (whether kernels of fewer than
+// kSgemmFmaChains accumulators alternate two sets, SgemmPairsSteps) and
+// NarrowRows(vectors), the rows of its narrow kernels of that width. Each
 // row of a tile is kNr / V::kWidth accumulators; the narrow kernels (a
 // panel whose last vectors are padding) read the same packed panel but
 // compute and write only its first vectors.
@@ -90,20 +91,27 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
   });
 }
 
-// The kernels of kVecs vectors' width for 1 .. kMr rows.
+// The kernels of kVecs vectors' width for 1 .. F::NarrowRows(kVecs) rows.
 template <class F, int kVecs, int... kRow>
-constexpr SgemmNarrowUkernels NarrowUkernels(
+constexpr SgemmNarrowUkernels NarrowUkernelsImpl(
     std::integer_sequence<int, kRow...>) {
   return {kVecs * F::V::kWidth,
+          static_cast<int>(sizeof...(kRow)),
           {nullptr, SgemmVecUkernel<F, kRow + 1, kVecs>...}};
+}
+template <class F, int kVecs>
+constexpr SgemmNarrowUkernels NarrowUkernels() {
+  static_assert(F::NarrowRows(kVecs) <= kSgemmMaxNarrowMr,
+                "the dispatch table's bounds");
+  return NarrowUkernelsImpl<F, kVecs>(
+      std::make_integer_sequence<int, F::NarrowRows(kVecs)>{});
 }
 
 // The full-width kernels and the narrow ones (1 .. all but one vectors of
 // the panel, narrowest first).
 template <class F, int... kRow, int... kVec>
 constexpr SgemmUkernels MakeSgemmUkernelsImpl(
-    std::integer_sequence<int, kRow...> rows,
-    std::integer_sequence<int, kVec...>) {
+    std::integer_sequence<int, kRow...>, std::integer_sequence<int, kVec...>) {
   constexpr int kFullVecs = F::kNr / F::V::kWidth;
   static_assert(F::kMr <= kSgemmMaxMr && F::kNr <= kSgemmMaxNr &&
                     kFullVecs - 1 <= kSgemmMaxNarrow,
@@ -112,7 +120,7 @@ constexpr SgemmUkernels MakeSgemmUkernelsImpl(
           F::kMr,
           F::kNr,
           {nullptr, SgemmVecUkernel<F, kRow + 1, kFullVecs>...},
-          {NarrowUkernels<F, kVec + 1>(rows)...}};
+          {NarrowUkernels<F, kVec + 1>()...}};
 }
 
 // The family's kernels for 1 .. kMr rows, of every width in vectors.
