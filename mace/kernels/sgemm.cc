@@ -71,9 +71,9 @@ int64_t BlockCount(int64_t m, int64_t block_rows, int64_t mr) {
 // on 7x7 ran at 0.72 of the 32-column kernel's speed.
 constexpr int64_t kPanelSliceBytes = 256 * 1024;
 
-// One slice of the depth: A's runs (a plain matrix's one run cut at
-// `first_value`, or whole runs of several) and the panel rows they
-// multiply, [b_row0, b_row0 + k).
+// One slice of the depth: A's runs (a piece of a plain matrix's one run,
+// or whole runs of several) and the panel rows they multiply,
+// [b_row0, b_row0 + k).
 struct DepthSlice {
   SgemmARuns a;
   int64_t b_row0;
@@ -106,8 +106,7 @@ class DepthSlices {
     for (int64_t s = 0; s < count_; ++s) {
       const int64_t r0 = s * a.count / count_;
       const int64_t r1 = (s + 1) * a.count / count_;
-      slices_[s] = {SgemmARuns{a.runs + r0, static_cast<int>(r1 - r0),
-                               a.run_k},
+      slices_[s] = {SgemmARuns{a.runs + r0, static_cast<int>(r1 - r0), a.run_k},
                     r0 * a.run_k, (r1 - r0) * a.run_k};
     }
   }
@@ -179,15 +178,12 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
     if (edge) {
       // The block's rows of the addend, if any, start the edge tile's sums.
       target = {edge_c, nr};
-      for (int64_t r = 0; r < rows; ++r) {
-        float *edge_row = edge_c + r * nr;
-        if (addend != nullptr) {
-          std::memcpy(edge_row, addend + (row0 + r) * ldc + j,
+      std::fill(edge_c, edge_c + rows * nr, 0.0f);
+      if (addend != nullptr) {
+        for (int64_t r = 0; r < rows; ++r) {
+          std::memcpy(edge_c + r * nr, addend + (row0 + r) * ldc + j,
                       jn * sizeof(float));
-        } else {
-          std::fill(edge_row, edge_row + jn, 0.0f);
         }
-        std::fill(edge_row + jn, edge_row + nr, 0.0f);
       }
     }
     for (int64_t s = 0; s < slices.count(); ++s) {
@@ -201,9 +197,8 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
       // weights are, each slice otherwise arrives at the latency of L3
       // while the FMAs wait.
       const float *next = b_slice + slice.k * nr;
-      const int64_t next_bytes =
-          std::min<int64_t>(b_end - next, slice.k * nr) *
-          static_cast<int64_t>(sizeof(float));
+      const int64_t next_bytes = std::min<int64_t>(b_end - next, slice.k * nr) *
+                                 static_cast<int64_t>(sizeof(float));
       const int64_t prefetch_bytes = slice.k * kSgemmPrefetchStride;
       int64_t prefetched = 0;
       SgemmTileA tile_a{slice.a, 0, lda};
@@ -216,12 +211,12 @@ void RunBlock(const SgemmUkernels &uk, int64_t n, int64_t k,
           prefetched += prefetch_bytes;
         }
         float *tile_c = target.c + (i - row0) * target.ldc;
-        // Sums so far: the addend on C's first slice (the edge tile holds
-        // its own), the partial sums after it.
-        const float *tile_addend =
-            !first || edge ? tile_c
-            : addend != nullptr ? addend + i * ldc + j
-                                : nullptr;
+        // The sums so far: in the target, but for C's first slice, whose
+        // sums so far are the addend (the edge tile holds a copy of it).
+        const float *tile_addend = tile_c;
+        if (first && !edge) {
+          tile_addend = addend != nullptr ? addend + i * ldc + j : nullptr;
+        }
         tile_a.offset = i * lda;
         kernel(tile_a, b_slice, first ? panel_bias : nullptr,
                last ? clamp : nullptr, tile_addend, tile_c, target.ldc,

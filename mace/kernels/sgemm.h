@@ -30,9 +30,8 @@ enum class SgemmIsa { kGeneric, kAvx2, kAvx512, kNeon };
 // convolutions may be packed as 1-D Winograd; 3: 5x5 ones as F(2,5); 4:
 // 1-D Winograd on tiles of 6 points), DeconvGemm's tap-major columns, the
 // depthwise filters re-laid with padded taps (5), AVX-512 panels of 64
-// columns (6). Raise it with any
-// change to one of them, so that files of the old layout are replaced
-// instead of read.
+// columns (6). Raise it with any change to one of them, so that files of
+// the old layout are replaced instead of read.
 constexpr int kPackedLayoutVersion = 6;
 
 const char *SgemmIsaName(SgemmIsa isa);

@@ -11,7 +11,10 @@
 // in L1, four B vectors a row (4 FMAs a broadcast) at 96-100%; the
 // 8 x 32 kernel this replaces was 3-20% slower than this one on the GEMM
 // shapes of ResNet-50, MobileNet and EfficientNet (in-process A/B,
-// 1 thread), save N = 24 (0.94) and very deep K (1.04).
+// 1 thread), save very deep K (1.04) and N = 24 (0.94 on 6-row narrow
+// tiles; see NarrowRows).
+
+#include <algorithm>
 
 #include "mace/kernels/sgemm_ukernel_impl.h"
 
@@ -25,12 +28,12 @@ struct SgemmAvx512Family {
   static constexpr int kMr = 6;
   static constexpr int kNr = 64;
   static constexpr bool kPairSteps = true;
-  // As many accumulators as the full tile, at most 12 rows: a 32-column
-  // panel on 6 rows (12 accumulators, a broadcast for every 2 FMAs) ran
-  // MobileNet-v2's 96 -> 24 projection at 0.66 of the 8 x 32 kernel's
-  // speed on the lent Xeon.
+  // As many accumulators as the full tile, at most kSgemmMaxNarrowMr rows:
+  // a 32-column panel on 6 rows (12 accumulators, a broadcast for every 2
+  // FMAs) ran MobileNet-v2's 96 -> 24 projection at 0.66 of the 8 x 32
+  // kernel's speed on the lent Xeon.
   static constexpr int NarrowRows(int vectors) {
-    return 24 / vectors < 12 ? 24 / vectors : 12;
+    return std::min(kSgemmMaxNarrowMr, kMr * (kNr / V::kWidth) / vectors);
   }
 };
 

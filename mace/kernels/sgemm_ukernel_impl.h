@@ -47,7 +47,9 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
   Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
     bias_vec[v] = bias != nullptr ? V::Load(bias + v * V::kWidth) : V::Zero();
   });
-  each([&](auto r, auto v) __attribute__((always_inline)) { acc[r][v] = bias_vec[v]; });
+  each([&](auto r, auto v) __attribute__((always_inline)) {
+    acc[r][v] = bias_vec[v];
+  });
   if (addend != nullptr) {
     each([&](auto r, auto v) __attribute__((always_inline)) {
       acc[r][v] = V::Add(acc[r][v], V::Load(addend + r * ldc + v * V::kWidth));
@@ -57,34 +59,42 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
   // A kernel of few chains sums its odd steps into a second set.
   constexpr bool kPaired = F::kPairSteps && SgemmPairsSteps(kRows, kVecs);
   T odd[kPaired ? kRows : 1][kVecs];
-  if constexpr (kPaired) each([&](auto r, auto v) __attribute__((always_inline)) { odd[r][v] = V::Zero(); });
+  if constexpr (kPaired) {
+    each([&](auto r, auto v) __attribute__((always_inline)) {
+      odd[r][v] = V::Zero();
+    });
+  }
   ForEachRunStep<kNr, kPaired>(
       a, b, prefetch,
-      [&](const float *a_run, const float *b_run, int64_t p, auto parity) __attribute__((always_inline)) {
-        T b_row[kVecs];
-        Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
-          b_row[v] = V::Load(b_run + p * kNr + v * V::kWidth);
-        });
-        ForEachRow<kRows>([&](auto r) __attribute__((always_inline)) {
-          const T ar = V::Set1(a_run[r * lda + p]);
-          Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
-            if constexpr (kPaired && parity == 1) {
-              odd[r][v] = V::Fma(ar, b_row[v], odd[r][v]);
-            } else {
-              acc[r][v] = V::Fma(ar, b_row[v], acc[r][v]);
-            }
+      [&](const float *a_run, const float *b_run, int64_t p, auto parity)
+          __attribute__((always_inline)) {
+            T b_row[kVecs];
+            Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
+              b_row[v] = V::Load(b_run + p * kNr + v * V::kWidth);
+            });
+            ForEachRow<kRows>([&](auto r) __attribute__((always_inline)) {
+              const T ar = V::Set1(a_run[r * lda + p]);
+              Unroll<kVecs>([&](auto v) __attribute__((always_inline)) {
+                if constexpr (kPaired && parity == 1) {
+                  odd[r][v] = V::Fma(ar, b_row[v], odd[r][v]);
+                } else {
+                  acc[r][v] = V::Fma(ar, b_row[v], acc[r][v]);
+                }
+              });
+            });
           });
-        });
-      });
   if constexpr (kPaired) {
-    each([&](auto r, auto v) __attribute__((always_inline)) { acc[r][v] = V::Add(acc[r][v], odd[r][v]); });
+    each([&](auto r, auto v) __attribute__((always_inline)) {
+      acc[r][v] = V::Add(acc[r][v], odd[r][v]);
+    });
   }
   if (clamp != nullptr) {
     // V::Max(x, lo) is lo for a NaN x, as the reference ReLU makes it 0.
     const T lo = V::Set1(clamp[0]);
     const T hi = V::Set1(clamp[1]);
-    each(
-        [&](auto r, auto v) __attribute__((always_inline)) { acc[r][v] = V::Min(V::Max(acc[r][v], lo), hi); });
+    each([&](auto r, auto v) __attribute__((always_inline)) {
+      acc[r][v] = V::Min(V::Max(acc[r][v], lo), hi);
+    });
   }
   each([&](auto r, auto v) __attribute__((always_inline)) {
     V::Store(c + r * ldc + v * V::kWidth, acc[r][v]);

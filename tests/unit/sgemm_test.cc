@@ -254,9 +254,9 @@ TEST(SgemmTest, RunsOfAMatchFloat64WithNullRunsAsZeros) {
 
 // Column counts whose last panel is exactly some vectors wide for one ISA
 // or another (8 of 16, 16, 32 or 48 of 64 columns), the narrow kernels'
-// case with no edge tile, and edge tiles inside a narrow width: MobileNet-v2's and
-// -v3's 24- and 40-channel projections.
-TEST(SgemmTest, HalfWidthPanelsMatchFloat64) {
+// case with no edge tile, and edge tiles inside a narrow width:
+// MobileNet-v2's and -v3's 24- and 40-channel projections.
+TEST(SgemmTest, NarrowPanelsMatchFloat64) {
   std::mt19937 rng(37);
   for (int64_t n : {4, 8, 12, 16, 24, 32, 40, 48, 80, 96, 112}) {
     ExpectRunsMatchFloat64(13, 2, 7, &rng, n);
@@ -269,7 +269,7 @@ TEST(SgemmTest, HalfWidthPanelsMatchFloat64) {
 // Runs as deep as a stride-2 3x3 convolution's window rows (3 x 512
 // channels), of a depth no kernel unrolling divides, with padding runs
 // first, between and last: depths that the driver slices (a run a slice)
-// on full-width, half-width and edge panels, the edge tile and C holding
+// on full-width, narrow and edge panels, the edge tile and C holding
 // the partial sums between slices.
 TEST(SgemmTest, DeepRunsMatchFloat64) {
   std::mt19937 rng(29);
