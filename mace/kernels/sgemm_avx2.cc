@@ -18,6 +18,7 @@ struct SgemmAvx2Family {
   static constexpr int kNr = 16;
   static constexpr int NarrowRows(int) { return kMr; }
   static constexpr bool kPairSteps = true;
+  static constexpr int kRegisters = 16;
 };
 
 }  // namespace

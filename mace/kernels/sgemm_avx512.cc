@@ -28,6 +28,7 @@ struct SgemmAvx512Family {
   static constexpr int kMr = 6;
   static constexpr int kNr = 64;
   static constexpr bool kPairSteps = true;
+  static constexpr int kRegisters = 32;
   // As many accumulators as the full tile, at most kSgemmMaxNarrowMr rows:
   // a 32-column panel on 6 rows (12 accumulators, a broadcast for every 2
   // FMAs) ran MobileNet-v2's 96 -> 24 projection at 0.66 of the 8 x 32

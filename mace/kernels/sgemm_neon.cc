@@ -21,6 +21,7 @@ struct SgemmNeonFamily {
   static constexpr int kNr = 16;
   static constexpr int NarrowRows(int) { return kMr; }
   static constexpr bool kPairSteps = false;
+  static constexpr int kRegisters = 32;
 };
 
 }  // namespace

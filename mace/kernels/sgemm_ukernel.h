@@ -57,17 +57,27 @@ using EvenStep = std::integral_constant<int, 0>;
 using OddStep = std::integral_constant<int, 1>;
 
 // Independent accumulator chains that keep two FMA pipes of 4-cycle latency
-// busy: a kernel with fewer waits on its own results. The kernels with
-// fewer (half-width ones of fewer rows than this, full-width ones of fewer
-// than half) alternate two accumulator sets: the half-width ones 1.07-1.8x
-// on AVX2, 1.1-1.7x for 1-3 rows on AVX-512 (8 rows of 16 lanes lost 15%
-// that way, having the chains already).
+// busy: a kernel with fewer waits on its own results, unless it alternates
+// two accumulator sets (SgemmPairsSteps): the half-width ones 1.07-1.8x on
+// AVX2, 1.1-1.7x for 1-3 rows on AVX-512 (8 rows of 16 lanes lost 15% that
+// way, having the chains already).
 constexpr int kSgemmFmaChains = 8;
 
-// Whether a kernel of `rows` rows of `vectors_per_row` accumulators each
-// has fewer chains than that, and so alternates two sets.
-constexpr bool SgemmPairsSteps(int rows, int vectors_per_row) {
-  return rows * vectors_per_row < kSgemmFmaChains;
+// Whether a family's kernels of `vectors` accumulators a row, at most
+// `rows` tall, alternate two accumulator sets, which sums a value's even
+// and odd depth steps apart: at every height or none, so that a value of C
+// is summed in the same order whatever rows share its tile, and a result
+// never depends on how callers cut the rows (among threads: paired short
+// tiles and unpaired tall ones of one width had MobileNet-v2's output
+// differ by up to 2e-5 between 1 and 2 threads). A width pairs when the
+// short tiles the driver makes of long blocks (rows / 2, TileHeight) would
+// have too few chains and the paired tall tile, with the B row and A's
+// broadcast, fits in the family's `registers`: AVX-512's 16 columns on 12
+// rows and AVX2's 8 on 6; not AVX2's full 16 columns, whose 3-row tiles go
+// unpaired (6 chains), nor any width for the 1-3 rows of tiny products.
+constexpr bool SgemmPairsSteps(int rows, int vectors, int registers) {
+  return (rows / 2) * vectors < kSgemmFmaChains &&
+         2 * rows * vectors + vectors + 1 <= registers;
 }
 
 // Steps [0, k) as step(p, parity), asking for line p of the prefetch region

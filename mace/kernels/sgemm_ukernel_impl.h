@@ -3,8 +3,8 @@
 // the tile shape that fits that ISA's registers.
 //
 // A family F gives: V (the vector type), kName, kMr (rows), kNr (columns,
-// a multiple of V::kWidth), kPairSteps (whether kernels of fewer than
-// kSgemmFmaChains accumulators alternate two sets, SgemmPairsSteps) and
+// a multiple of V::kWidth), kPairSteps (whether its widths may alternate
+// two accumulator sets, SgemmPairsSteps), kRegisters (V's registers) and
 // NarrowRows(vectors), the rows of its narrow kernels of that width. Each
 // row of a tile is kNr / V::kWidth accumulators; the narrow kernels (a
 // panel whose last vectors are padding) read the same packed panel but
@@ -56,8 +56,12 @@ void SgemmVecUkernel(const SgemmTileA &a, const float *b, const float *bias,
     });
   }
   const int64_t lda = a.lda;
-  // A kernel of few chains sums its odd steps into a second set.
-  constexpr bool kPaired = F::kPairSteps && SgemmPairsSteps(kRows, kVecs);
+  // A width of few chains sums its odd steps into a second set, at every
+  // height of its tiles.
+  constexpr int kTallRows =
+      kVecs * V::kWidth == kNr ? F::kMr : F::NarrowRows(kVecs);
+  constexpr bool kPaired =
+      F::kPairSteps && SgemmPairsSteps(kTallRows, kVecs, F::kRegisters);
   T odd[kPaired ? kRows : 1][kVecs];
   if constexpr (kPaired) {
     each([&](auto r, auto v) __attribute__((always_inline)) {

@@ -357,6 +357,59 @@ TEST(ConvKernelsTest, Im2colEveryIsaMatchesFloat64OnEdgeShapes) {
   }
 }
 
+// Kernels set up for 1 to 4 threads, as an engine sets its ops up for its
+// pool, and run on that many: the same bits every time. Output channels
+// whose last panel is narrow (40, 48, 80, 112 of AVX-512's 64; 24 and 40
+// of AVX2's 16) on pixel counts whose blocks of rows differ with the
+// threads: 1x1 convolutions read in place, a 3x3 by window rows, and
+// Winograd.
+TEST(ConvKernelsTest, ThreadCountsAtInitNeverChangeABit) {
+  std::mt19937 rng(43);
+  std::vector<Case> im2col_cases;
+  im2col_cases.push_back({1, 13, 13, 64, 48, 1, 1});
+  im2col_cases.push_back({1, 14, 14, 40, 80, 1, 1});
+  im2col_cases.push_back({1, 7, 7, 96, 112, 1, 1});
+  im2col_cases.push_back({1, 28, 28, 16, 24, 1, 1});
+  im2col_cases.push_back({1, 27, 27, 16, 40, 3, 3, 1, 1, 1, 1, 1, 1});
+  for (const Case &c : im2col_cases) {
+    const Problem p = MakeProblem(c, &rng);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      std::vector<float> first;
+      for (int threads = 1; threads <= 4; ++threads) {
+        Im2colConv conv;
+        ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, threads));
+        auto pool = StartPool(threads);
+        std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
+        std::vector<float> output(p.expected.size(), NAN);
+        RunConv(conv, p, output.data(), scratch.data(), pool.get(), nullptr);
+        if (first.empty()) first = output;
+        ASSERT_TRUE(std::equal(first.begin(), first.end(), output.begin()))
+            << SgemmIsaName(isa) << " " << Describe(c) << ": set up for "
+            << threads << " threads, differs from 1";
+      }
+    }
+  }
+  const Case winograd{1, 27, 27, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1};
+  const Problem p = MakeProblem(winograd, &rng);
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    for (int tile_m : {2, 4, 6}) {
+      std::vector<float> first;
+      for (int threads = 1; threads <= 4; ++threads) {
+        WinogradConv conv;
+        ASSERT_TRUE(conv.Init(p.geo, tile_m, p.filter.data(), isa, threads));
+        auto pool = StartPool(threads);
+        std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
+        std::vector<float> output(p.expected.size(), NAN);
+        RunConv(conv, p, output.data(), scratch.data(), pool.get(), nullptr);
+        if (first.empty()) first = output;
+        ASSERT_TRUE(std::equal(first.begin(), first.end(), output.begin()))
+            << SgemmIsaName(isa) << " F(" << tile_m << ",3) set up for "
+            << threads << " threads, differs from 1";
+      }
+    }
+  }
+}
+
 // Filters larger than kPixelSplitMatrixBytes with a smaller input, where
 // threads split the output channels first (SplitColumnsFirst): a stride-2
 // 3x3 read by window rows, a 1x1 read in place, a width-dilated 3x3

@@ -312,6 +312,39 @@ TEST(SgemmTest, DeepProductsMatchFloat64) {
   }
 }
 
+// Rows cut into two calls at every row, as threads and the fused layers'
+// strips cut them: each value of C comes out as the one call over all rows
+// computes it, bit for bit, on widths of every narrow kernel and of full
+// panels with edges, with a bias, an addend and a clamp. (A width whose
+// short tiles summed their even and odd steps apart, and tall ones not,
+// made whole models differ between 1 and 2 threads.)
+TEST(SgemmTest, RowCutsNeverChangeABit) {
+  std::mt19937 rng(41);
+  const int64_t m = 61, k = 37;
+  const float clamp[2] = {-1.5f, 2.0f};
+  for (int64_t n : {8, 16, 24, 40, 48, 70, 80, 112, 144}) {
+    const Problem p = MakeProblem(m, n, k, &rng);
+    const std::vector<float> addend = RandomVector(m * n, &rng);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      PackedMatrixB packed;
+      PackB(p.b_nk.data(), k, n, true, isa, &packed);
+      std::vector<float> whole(m * n, NAN);
+      SgemmColumns(m, 0, n, k, p.a.data(), k, packed, p.bias.data(), clamp,
+                   addend.data(), whole.data(), n, nullptr);
+      for (int64_t cut = 1; cut < m; ++cut) {
+        std::vector<float> parts(m * n, NAN);
+        SgemmColumns(cut, 0, n, k, p.a.data(), k, packed, p.bias.data(), clamp,
+                     addend.data(), parts.data(), n, nullptr);
+        SgemmColumns(m - cut, 0, n, k, p.a.data() + cut * k, k, packed,
+                     p.bias.data(), clamp, addend.data() + cut * n,
+                     parts.data() + cut * n, n, nullptr);
+        ASSERT_TRUE(std::equal(whole.begin(), whole.end(), parts.begin()))
+            << SgemmIsaName(isa) << " n " << n << " cut at row " << cut;
+      }
+    }
+  }
+}
+
 TEST(SgemmTest, EpilogueSeesEveryValueOnceAfterItIsComputed) {
   std::mt19937 rng(11);
   auto pool = StartPool(2);
