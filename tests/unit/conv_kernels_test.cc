@@ -357,12 +357,36 @@ TEST(ConvKernelsTest, Im2colEveryIsaMatchesFloat64OnEdgeShapes) {
   }
 }
 
-// Kernels set up for 1 to 4 threads, as an engine sets its ops up for its
-// pool, and run on that many: the same bits every time. Output channels
-// whose last panel is narrow (40, 48, 80, 112 of AVX-512's 64; 24 and 40
-// of AVX2's 16) on pixel counts whose blocks of rows differ with the
-// threads: 1x1 convolutions read in place, a 3x3 by window rows, and
-// Winograd.
+// A Kernel set up by init(kernel, threads), as an engine sets its ops up
+// for its pool, and run on a pool of that many threads.
+template <typename Kernel, typename InitFn>
+std::vector<float> OutputSetUpFor(int threads, const Problem &p,
+                                  const InitFn &init) {
+  Kernel conv;
+  EXPECT_TRUE(init(conv, threads));
+  auto pool = StartPool(threads);
+  std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
+  std::vector<float> output(p.expected.size(), NAN);
+  RunConv(conv, p, output.data(), scratch.data(), pool.get(), nullptr);
+  return output;
+}
+
+// Set up for and run on 2 to 4 threads: the bits of 1 thread.
+template <typename Kernel, typename InitFn>
+void ExpectSameBitsOnAnyThreadCount(const Problem &p, const std::string &what,
+                                    const InitFn &init) {
+  const std::vector<float> first = OutputSetUpFor<Kernel>(1, p, init);
+  for (int threads = 2; threads <= 4; ++threads) {
+    const std::vector<float> output = OutputSetUpFor<Kernel>(threads, p, init);
+    ASSERT_TRUE(std::equal(first.begin(), first.end(), output.begin()))
+        << what << ": set up for " << threads << " threads, differs from 1";
+  }
+}
+
+// Output channels whose last panel is narrow (40, 48, 80, 112 of
+// AVX-512's 64; 24 and 40 of AVX2's 16) on pixel counts whose blocks of
+// rows differ with the threads: 1x1 convolutions read in place, a 3x3 by
+// window rows, and Winograd.
 TEST(ConvKernelsTest, ThreadCountsAtInitNeverChangeABit) {
   std::mt19937 rng(43);
   std::vector<Case> im2col_cases;
@@ -374,38 +398,24 @@ TEST(ConvKernelsTest, ThreadCountsAtInitNeverChangeABit) {
   for (const Case &c : im2col_cases) {
     const Problem p = MakeProblem(c, &rng);
     for (SgemmIsa isa : AvailableSgemmIsas()) {
-      std::vector<float> first;
-      for (int threads = 1; threads <= 4; ++threads) {
-        Im2colConv conv;
-        ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, threads));
-        auto pool = StartPool(threads);
-        std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
-        std::vector<float> output(p.expected.size(), NAN);
-        RunConv(conv, p, output.data(), scratch.data(), pool.get(), nullptr);
-        if (first.empty()) first = output;
-        ASSERT_TRUE(std::equal(first.begin(), first.end(), output.begin()))
-            << SgemmIsaName(isa) << " " << Describe(c) << ": set up for "
-            << threads << " threads, differs from 1";
-      }
+      ExpectSameBitsOnAnyThreadCount<Im2colConv>(
+          p, std::string(SgemmIsaName(isa)) + " " + Describe(c),
+          [&](Im2colConv &conv, int threads) {
+            return conv.Init(p.geo, p.filter.data(), isa, threads);
+          });
     }
   }
   const Case winograd{1, 27, 27, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1};
   const Problem p = MakeProblem(winograd, &rng);
   for (SgemmIsa isa : AvailableSgemmIsas()) {
     for (int tile_m : {2, 4, 6}) {
-      std::vector<float> first;
-      for (int threads = 1; threads <= 4; ++threads) {
-        WinogradConv conv;
-        ASSERT_TRUE(conv.Init(p.geo, tile_m, p.filter.data(), isa, threads));
-        auto pool = StartPool(threads);
-        std::vector<float> scratch(conv.ScratchBytes() / sizeof(float) + 1);
-        std::vector<float> output(p.expected.size(), NAN);
-        RunConv(conv, p, output.data(), scratch.data(), pool.get(), nullptr);
-        if (first.empty()) first = output;
-        ASSERT_TRUE(std::equal(first.begin(), first.end(), output.begin()))
-            << SgemmIsaName(isa) << " F(" << tile_m << ",3) set up for "
-            << threads << " threads, differs from 1";
-      }
+      ExpectSameBitsOnAnyThreadCount<WinogradConv>(
+          p,
+          std::string(SgemmIsaName(isa)) + " F(" + std::to_string(tile_m) +
+              ",3)",
+          [&](WinogradConv &conv, int threads) {
+            return conv.Init(p.geo, tile_m, p.filter.data(), isa, threads);
+          });
     }
   }
 }
@@ -486,8 +496,7 @@ std::vector<int> WinogradTiles(const Case &c) {
 
 // "F(m,r)" of a tile and window.
 std::string WinogradName(int tile_m, const Case &c) {
-  return "F(" + std::to_string(tile_m) + "," + std::to_string(c.kernel_h) +
-         ")";
+  return "F(" + std::to_string(tile_m) + "," + std::to_string(c.kernel_h) + ")";
 }
 
 std::vector<Case> WinogradCases() {
@@ -718,8 +727,8 @@ TEST(ConvKernelsTest, Winograd1dEveryShapeAndIsaMatchesFloat64) {
       for (int points : {8, 6}) {
         if (points == 6 && r > 5) continue;
         Winograd1dConv conv;
-        ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, nullptr,
-                              nullptr, nullptr, points));
+        ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, nullptr, nullptr,
+                              nullptr, points));
         ASSERT_EQ(conv.tile_points(), points);
         const std::string what = std::string(SgemmIsaName(isa)) + " 1-D F(" +
                                  std::to_string(conv.tile_m()) + "," +
@@ -859,13 +868,13 @@ TEST(ConvKernelsTest, FilterPackedByAPoolMatchesFloat64) {
       Winograd1dConv conv;
       DeferredWork deferred;
       const bool defer = c.kernel_h > 1;
-      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, pool.get(),
-                            nullptr, defer ? &deferred : nullptr));
+      ASSERT_TRUE(conv.Init(p.geo, p.filter.data(), isa, 3, pool.get(), nullptr,
+                            defer ? &deferred : nullptr));
       EXPECT_EQ(deferred.empty(), !defer);
       deferred.RunAll(pool.get());
-      ExpectMatches(conv, p, 2e-6,
-                    std::string(SgemmIsaName(isa)) + " pool 1-D " +
-                        Describe(c));
+      ExpectMatches(
+          conv, p, 2e-6,
+          std::string(SgemmIsaName(isa)) + " pool 1-D " + Describe(c));
     }
   }
 }
