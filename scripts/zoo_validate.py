@@ -97,6 +97,23 @@ def run(cmd):
     return result, time.time() - start
 
 
+def one_thread_problem(name, got, one_thread_dir):
+    """What is wrong with output `name` of the run on 1 thread, which must
+    be `got` (the run on every core) bit for bit; None when nothing."""
+    path = os.path.join(one_thread_dir, sanitize(name) + ".npy")
+    if not os.path.isfile(path):
+        return "output '%s' missing on 1 thread" % name
+    alone = np.load(path)
+    if alone.shape != got.shape:
+        return "output '%s': shape %s on 1 thread, %s on every core" % (
+            name, alone.shape, got.shape)
+    if np.array_equal(alone, got, equal_nan=True):
+        return None
+    return "output '%s' differs between 1 thread and every core " \
+        "(max |diff| %.3g)" % (name, float(np.nanmax(np.abs(
+            alone.astype(np.float64) - got))))
+
+
 def validate(mace, folder, meta, storage, work):
     """Returns a row: cosine, rel, convert_s, run_s, passed, message."""
     data_type, limits = STORAGES[storage]
@@ -111,21 +128,19 @@ def validate(mace, folder, meta, storage, work):
         row["message"] = "convert: " + message_of(conv)
         return row
     cmd = [mace, "run", "--model", os.path.join(work, "m.pb"),
-           "--data", os.path.join(work, "m.data"), "--output-dir", out_dir]
+           "--data", os.path.join(work, "m.data")]
     for i in meta["inputs"]:
         cmd += ["--input", "%s=%s" % (i["name"],
                                       os.path.join(folder, i["file"]))]
-    result, row["run_s"] = run(cmd)
+    result, row["run_s"] = run(cmd + ["--output-dir", out_dir])
     if result.returncode != 0:
         row["message"] = "run: " + message_of(result)
         return row
     one_thread_dir = None
     if storage == "fp32":
         one_thread_dir = os.path.join(work, "out_1_thread")
-        one = cmd[:cmd.index("--output-dir")] + [
-            "--output-dir", one_thread_dir, "--num-threads", "1"] + \
-            cmd[cmd.index("--output-dir") + 2:]
-        result, _ = run(one)
+        result, _ = run(cmd + ["--output-dir", one_thread_dir,
+                               "--num-threads", "1"])
         if result.returncode != 0:
             row["message"] = "run on 1 thread: " + message_of(result)
             return row
@@ -145,13 +160,9 @@ def validate(mace, folder, meta, storage, work):
             problems.append("output '%s': shape %s, expected %s" % (
                 o["name"], got.shape, ref.shape))
         if one_thread_dir is not None:
-            alone = np.load(os.path.join(one_thread_dir,
-                                         sanitize(o["name"]) + ".npy"))
-            if not np.array_equal(alone, got, equal_nan=True):
-                problems.append(
-                    "output '%s' differs between 1 thread and every core "
-                    "(max |diff| %.3g)" % (o["name"], float(np.max(np.abs(
-                        alone.astype(np.float64) - got)))))
+            problem = one_thread_problem(o["name"], got, one_thread_dir)
+            if problem:
+                problems.append(problem)
         cosine, rel = metrics(got, ref)
         worst_cos, worst_rel = min(worst_cos, cosine), max(worst_rel, rel)
         if cosine < limits["cosine"]:
