@@ -144,9 +144,13 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
 
 void ActivateRows(const ActivationParams &act, int64_t rows, int64_t cols,
                   int64_t ld, const float *x, float *y) {
+  ActivateRows(SelectedVectorIsa(), act, rows, cols, ld, x, y);
+}
+
+void ActivateRows(VectorIsa isa, const ActivationParams &act, int64_t rows,
+                  int64_t cols, int64_t ld, const float *x, float *y) {
   if (rows <= 0 || cols <= 0) return;
-  KernelsFor<ActivationKernels>(SelectedVectorIsa())
-      .activate(act, cols, x, y, cols, rows, ld);
+  KernelsFor<ActivationKernels>(isa).activate(act, cols, x, y, cols, rows, ld);
 }
 
 }  // namespace kernels

@@ -91,6 +91,8 @@ void ActivateChannels(VectorIsa isa, const ActivationParams &act,
 // row's activation.
 void ActivateRows(const ActivationParams &act, int64_t rows, int64_t cols,
                   int64_t ld, const float *x, float *y);
+void ActivateRows(VectorIsa isa, const ActivationParams &act, int64_t rows,
+                  int64_t cols, int64_t ld, const float *x, float *y);
 
 }  // namespace kernels
 }  // namespace mace

@@ -197,6 +197,62 @@ TEST(ActivationKernelsTest, AddendIsAddedBeforeTheActivationOnEveryIsa) {
   }
 }
 
+// Blocks of rows ld apart (a GEMM epilogue's block of a wider output),
+// short rows going four at a time and rows that follow one another as one:
+// every value as ActivateChannels computes its row alone, bit for bit, the
+// addend added first, and the values between the rows left as they were.
+TEST(ActivationKernelsTest, RowsOfABlockMatchEachRowAlone) {
+  std::mt19937 rng(20261202);
+  const std::vector<float> slope = Inputs(70, 1.0f, &rng);
+  for (ActivationKind kind :
+       {ActivationKind::kHardSwish, ActivationKind::kSwish,
+        ActivationKind::kSigmoid, ActivationKind::kPRelu,
+        ActivationKind::kLeakyRelu, ActivationKind::kGelu}) {
+    for (int64_t cols : {1, 5, 16, 17, 32, 33, 70}) {
+      for (int64_t rows : {1, 3, 4, 5, 9, 13}) {
+        for (int64_t gap : {0, 3}) {
+          for (bool with_addend : {false, true}) {
+            ActivationParams act;
+            act.kind = kind;
+            act.coefficient = 0.15f;
+            act.slope = slope.data();
+            act.slope_size = cols;
+            const int64_t ld = cols + gap;
+            const std::vector<float> x = Inputs(rows * ld, 6.0f, &rng);
+            const std::vector<float> addend = Inputs(rows * ld, 6.0f, &rng);
+            if (with_addend) act.addend = addend.data();
+            for (VectorIsa isa : AvailableVectorIsas()) {
+              const std::string what =
+                  std::string(VectorIsaName(isa)) +
+                  " kind=" + std::to_string(static_cast<int>(kind)) +
+                  " rows=" + std::to_string(rows) + " cols=" +
+                  std::to_string(cols) + " ld=" + std::to_string(ld) +
+                  (with_addend ? " addend" : "");
+              std::vector<float> block = x;
+              ActivateRows(isa, act, rows, cols, ld, block.data(),
+                           block.data());
+              for (int64_t r = 0; r < rows; ++r) {
+                ActivationParams row_act = act;
+                if (with_addend) row_act.addend = addend.data() + r * ld;
+                std::vector<float> alone(cols);
+                ActivateChannels(isa, row_act, cols, x.data() + r * ld,
+                                 alone.data(), cols, nullptr);
+                ASSERT_EQ(0, std::memcmp(alone.data(), block.data() + r * ld,
+                                         cols * sizeof(float)))
+                    << what << " row " << r;
+                for (int64_t c = cols; c < ld; ++c) {
+                  ASSERT_EQ(block[r * ld + c], x[r * ld + c])
+                      << what << " gap of row " << r;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // erf keeps a NaN and saturates at +-1 on every ISA, as std::erf does.
 TEST(ActivationKernelsTest, ClampBoundsAreReluAndReluXOnly) {
   float bounds[2] = {-1.0f, -1.0f};
