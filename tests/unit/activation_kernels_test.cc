@@ -225,9 +225,9 @@ TEST(ActivationKernelsTest, RowsOfABlockMatchEachRowAlone) {
               const std::string what =
                   std::string(VectorIsaName(isa)) +
                   " kind=" + std::to_string(static_cast<int>(kind)) +
-                  " rows=" + std::to_string(rows) + " cols=" +
-                  std::to_string(cols) + " ld=" + std::to_string(ld) +
-                  (with_addend ? " addend" : "");
+                  " rows=" + std::to_string(rows) +
+                  " cols=" + std::to_string(cols) +
+                  " ld=" + std::to_string(ld) + (with_addend ? " addend" : "");
               std::vector<float> block = x;
               ActivateRows(isa, act, rows, cols, ld, block.data(),
                            block.data());
