@@ -58,9 +58,14 @@ using OddStep = std::integral_constant<int, 1>;
 
 // Independent accumulator chains that keep two FMA pipes of 4-cycle latency
 // busy: a kernel with fewer waits on its own results, unless it alternates
-// two accumulator sets (SgemmPairsSteps): the half-width ones 1.07-1.8x on
-// AVX2, 1.1-1.7x for 1-3 rows on AVX-512 (8 rows of 16 lanes lost 15% that
-// way, having the chains already).
+// two accumulator sets (SgemmPairsSteps). Measured when the sets went by a
+// tile's height: the half-width kernels 1.07-1.8x on AVX2, 1.1-1.7x for
+// 1-3 rows on AVX-512, and 8 rows of 16 lanes, which had the chains
+// already, 15% slower paired. AVX-512's 16-column kernel now pairs on its
+// 12 rows too (a width pairs at every height or none): MobileNet-v2's
+// 32 -> 16 projection on 112x112 took 0.257-0.302 ms against
+// 0.256-0.273 before (`mace run --benchmark` minima, 3 alternations),
+// within the noise.
 constexpr int kSgemmFmaChains = 8;
 
 // Whether a family's kernels of `vectors` accumulators a row, at most
