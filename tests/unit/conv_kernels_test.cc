@@ -383,43 +383,6 @@ void ExpectSameBitsOnAnyThreadCount(const Problem &p, const std::string &what,
   }
 }
 
-// Output channels whose last panel is narrow (40, 48, 80, 112 of
-// AVX-512's 64; 24 and 40 of AVX2's 16) on pixel counts whose blocks of
-// rows differ with the threads: 1x1 convolutions read in place, a 3x3 by
-// window rows, and Winograd.
-TEST(ConvKernelsTest, ThreadCountsAtInitNeverChangeABit) {
-  std::mt19937 rng(43);
-  std::vector<Case> im2col_cases;
-  im2col_cases.push_back({1, 13, 13, 64, 48, 1, 1});
-  im2col_cases.push_back({1, 14, 14, 40, 80, 1, 1});
-  im2col_cases.push_back({1, 7, 7, 96, 112, 1, 1});
-  im2col_cases.push_back({1, 28, 28, 16, 24, 1, 1});
-  im2col_cases.push_back({1, 27, 27, 16, 40, 3, 3, 1, 1, 1, 1, 1, 1});
-  for (const Case &c : im2col_cases) {
-    const Problem p = MakeProblem(c, &rng);
-    for (SgemmIsa isa : AvailableSgemmIsas()) {
-      ExpectSameBitsOnAnyThreadCount<Im2colConv>(
-          p, std::string(SgemmIsaName(isa)) + " " + Describe(c),
-          [&](Im2colConv &conv, int threads) {
-            return conv.Init(p.geo, p.filter.data(), isa, threads);
-          });
-    }
-  }
-  const Case winograd{1, 27, 27, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1};
-  const Problem p = MakeProblem(winograd, &rng);
-  for (SgemmIsa isa : AvailableSgemmIsas()) {
-    for (int tile_m : {2, 4, 6}) {
-      ExpectSameBitsOnAnyThreadCount<WinogradConv>(
-          p,
-          std::string(SgemmIsaName(isa)) + " F(" + std::to_string(tile_m) +
-              ",3)",
-          [&](WinogradConv &conv, int threads) {
-            return conv.Init(p.geo, tile_m, p.filter.data(), isa, threads);
-          });
-    }
-  }
-}
-
 // Filters larger than kPixelSplitMatrixBytes with a smaller input, where
 // threads split the output channels first (SplitColumnsFirst): a stride-2
 // 3x3 read by window rows, a 1x1 read in place, a width-dilated 3x3
@@ -497,6 +460,42 @@ std::vector<int> WinogradTiles(const Case &c) {
 // "F(m,r)" of a tile and window.
 std::string WinogradName(int tile_m, const Case &c) {
   return "F(" + std::to_string(tile_m) + "," + std::to_string(c.kernel_h) + ")";
+}
+
+// Output channels whose last panel is narrow (40, 48, 80, 112 of
+// AVX-512's 64; 24 and 40 of AVX2's 16) on pixel counts whose blocks of
+// rows differ with the threads: 1x1 convolutions read in place, a 3x3 by
+// window rows, and Winograd.
+TEST(ConvKernelsTest, ThreadCountsAtInitNeverChangeABit) {
+  std::mt19937 rng(43);
+  std::vector<Case> im2col_cases;
+  im2col_cases.push_back({1, 13, 13, 64, 48, 1, 1});
+  im2col_cases.push_back({1, 14, 14, 40, 80, 1, 1});
+  im2col_cases.push_back({1, 7, 7, 96, 112, 1, 1});
+  im2col_cases.push_back({1, 28, 28, 16, 24, 1, 1});
+  im2col_cases.push_back({1, 27, 27, 16, 40, 3, 3, 1, 1, 1, 1, 1, 1});
+  for (const Case &c : im2col_cases) {
+    const Problem p = MakeProblem(c, &rng);
+    for (SgemmIsa isa : AvailableSgemmIsas()) {
+      ExpectSameBitsOnAnyThreadCount<Im2colConv>(
+          p, std::string(SgemmIsaName(isa)) + " " + Describe(c),
+          [&](Im2colConv &conv, int threads) {
+            return conv.Init(p.geo, p.filter.data(), isa, threads);
+          });
+    }
+  }
+  const Case winograd{1, 27, 27, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1};
+  const Problem p = MakeProblem(winograd, &rng);
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    for (int tile_m : {2, 4, 6}) {
+      ExpectSameBitsOnAnyThreadCount<WinogradConv>(
+          p,
+          std::string(SgemmIsaName(isa)) + " " + WinogradName(tile_m, winograd),
+          [&](WinogradConv &conv, int threads) {
+            return conv.Init(p.geo, tile_m, p.filter.data(), isa, threads);
+          });
+    }
+  }
 }
 
 std::vector<Case> WinogradCases() {
