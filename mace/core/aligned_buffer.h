@@ -5,7 +5,10 @@
 // advised for transparent huge pages (Linux madvise; the system default is
 // often `madvise`): filling ResNet-50's ~100 MB of packed filters then
 // faults ~50 huge pages instead of ~25,000 small ones, which was a fifth of
-// the model's load time. Smaller allocations come from aligned operator new.
+// the model's load time. A part past the last whole huge page of 1 MiB or
+// more (a whole allocation of 1-2 MiB too, such as a small model's arena)
+// is rounded up to one more huge page, cheaper to map than its small
+// pages. Smaller allocations come from aligned operator new.
 //
 // Fresh huge pages are not cheap everywhere. In a VM whose host takes back
 // the guest's free memory (virtio-balloon free page reporting), a huge

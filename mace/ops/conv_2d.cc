@@ -55,8 +55,8 @@ class Conv2dOp : public Operation {
     MACE_RETURN_IF_ERROR(CheckFusedPReluSlope(
         *context, activation_, kWeightedOpSlopeIndex, dims_.out_c));
 
-    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &window_,
-                                              &pads_, &rows_, &cols_));
+    MACE_RETURN_IF_ERROR(
+        PrepareForwardWindow(context, &dims_, &window_, &pads_));
     if (fused_add_) {
       MACE_RETURN_IF_ERROR(CheckAddend(*context));
     }
@@ -67,7 +67,10 @@ class Conv2dOp : public Operation {
       return context->InvalidArgs("argument 'winograd' must be -1 (automatic)",
                                   ", 0 (never), 2, 4 or 6, is ", winograd);
     }
-    return PrepareKernel(context, winograd);
+    MACE_RETURN_IF_ERROR(PrepareKernel(context, winograd));
+    // Only the reference path reads the taps.
+    if (!Packed()) BuildForwardTaps(dims_, window_, pads_, &rows_, &cols_);
+    return MaceStatus::MACE_SUCCESS;
   }
 
   MaceStatus Run(OpContext *context) override {

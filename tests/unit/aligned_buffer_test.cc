@@ -140,24 +140,28 @@ TEST(AlignedBufferTest, PrefaultOnThreadsKeepsContents) {
 }
 
 #if defined(__linux__)
-// Buffers under 2 MiB come from operator new and start inside a page:
-// Prefault maps every page of them (it once mapped none of a buffer that
-// did not cross a 2 MiB boundary), by range and on a pool's threads.
+// Buffers under 1 MiB come from operator new and start inside a page
+// (those of 1-2 MiB too once huge pages were found slow): Prefault maps
+// every page of them (it once mapped none of a buffer that did not cross a
+// 2 MiB boundary), by range and on a pool's threads, as it does of a
+// buffer of 1-2 MiB mapped as one huge page.
 TEST(AlignedBufferTest, PrefaultMapsEveryPageOfABufferUnderAHugePage) {
   if (!test::PopulateWriteMapsPages()) {
     GTEST_SKIP() << "MADV_POPULATE_WRITE maps nothing here (a kernel "
                     "before 5.14, or qemu-user, which ignores it)";
   }
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
   ThreadPool pool(2, AFFINITY_NONE);
   ASSERT_EQ(pool.Init(), MaceStatus::MACE_SUCCESS);
   for (size_t bytes : {size_t{300} << 10, (size_t{1} << 20) + 100,
                        (size_t{2} << 20) - 4096}) {
-    for (int how = 0; how < 3; ++how) {
+    for (int how = 0; how < 6; ++how) {
+      AlignedBuffer::SetHugePagesFoundSlowForTesting(how >= 3);
       AlignedBuffer buffer;
       ASSERT_TRUE(buffer.Allocate(bytes));
-      if (how == 0) buffer.Prefault();
-      if (how == 1) buffer.Prefault(&pool);
-      if (how == 2) {
+      if (how % 3 == 0) buffer.Prefault();
+      if (how % 3 == 1) buffer.Prefault(&pool);
+      if (how % 3 == 2) {
         buffer.Prefault(bytes / 2, bytes);
         buffer.Prefault(0, bytes / 2);
       }
@@ -171,6 +175,34 @@ TEST(AlignedBufferTest, PrefaultMapsEveryPageOfABufferUnderAHugePage) {
           << bytes << " bytes, way " << how;
     }
   }
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
+}
+
+// A buffer, or the part of one past its last whole huge page, of 1 MiB or
+// more is mapped up to the next huge page boundary, so that its end can be
+// one huge page; not once huge pages were found slow.
+TEST(AlignedBufferTest, TailsOfAMebibyteOrMoreAreMappedAsAHugePage) {
+  const bool was_slow = AlignedBuffer::HugePagesFoundSlow();
+  constexpr size_t kHuge = size_t{2} << 20;
+  for (bool slow : {false, true}) {
+    AlignedBuffer::SetHugePagesFoundSlowForTesting(slow);
+    for (size_t bytes : {(size_t{1} << 20) + 100, kHuge + (size_t{3} << 19),
+                         (size_t{1} << 20) - 64, kHuge + (size_t{1} << 19)}) {
+      AlignedBuffer buffer;
+      ASSERT_TRUE(buffer.Allocate(bytes));
+      std::memset(buffer.data(), 0x3c, bytes);
+      EXPECT_EQ(static_cast<unsigned char *>(buffer.data())[bytes - 1], 0x3c);
+      if (slow || bytes % kHuge < (size_t{1} << 20)) continue;
+      EXPECT_TRUE(IsAligned(buffer.data(), kHuge)) << bytes;
+      // Mapped (mincore answers) to the boundary, and not past it: Allocate
+      // unmaps at least a page of what it over-maps for alignment there.
+      const auto *end = static_cast<const char *>(buffer.data()) + bytes;
+      const size_t rest = kHuge - bytes % kHuge;
+      EXPECT_GE(test::ResidentPages(end, rest), 0) << bytes;
+      EXPECT_EQ(test::ResidentPages(end + rest, 1), -1) << bytes;
+    }
+  }
+  AlignedBuffer::SetHugePagesFoundSlowForTesting(was_slow);
 }
 
 // A mapped buffer: its huge pages and the small-page tail after them,

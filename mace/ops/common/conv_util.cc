@@ -307,15 +307,12 @@ MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
   return MaceStatus::MACE_SUCCESS;
 }
 
-MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
-                                Window2D *window, Pads2D *pads, AxisTaps *rows,
-                                AxisTaps *cols) {
-  MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, dims, window, pads));
-  BuildWindowTaps(dims->out_h, dims->in_h, dims->kernel_h, window->stride_h,
-                  window->dilation_h, pads->top, rows);
-  BuildWindowTaps(dims->out_w, dims->in_w, dims->kernel_w, window->stride_w,
-                  window->dilation_w, pads->left, cols);
-  return MaceStatus::MACE_SUCCESS;
+void BuildForwardTaps(const ConvDims &dims, const Window2D &window,
+                      const Pads2D &pads, AxisTaps *rows, AxisTaps *cols) {
+  BuildWindowTaps(dims.out_h, dims.in_h, dims.kernel_h, window.stride_h,
+                  window.dilation_h, pads.top, rows);
+  BuildWindowTaps(dims.out_w, dims.in_w, dims.kernel_w, window.stride_w,
+                  window.dilation_w, pads.left, cols);
 }
 
 }  // namespace mace

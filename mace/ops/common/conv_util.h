@@ -90,10 +90,10 @@ MaceStatus ReadDepthwiseConvDims(const OpContext &context, ConvDims *dims);
 // output 0 to float [N, out_h, out_w, out_c].
 MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
                                 Window2D *window, Pads2D *pads);
-// The same, and the row and column taps of the reference loops.
-MaceStatus PrepareForwardWindow(OpContext *context, ConvDims *dims,
-                                Window2D *window, Pads2D *pads, AxisTaps *rows,
-                                AxisTaps *cols);
+// The row and column taps of the reference loops, for the window and
+// pads PrepareForwardWindow gave (only the reference path needs them).
+void BuildForwardTaps(const ConvDims &dims, const Window2D &window,
+                      const Pads2D &pads, AxisTaps *rows, AxisTaps *cols);
 
 // y[n, oh, ow, oc] = act(bias[oc] + sum over row taps, column taps and the
 // input channels of oc's group of x[n, ih, iw, ic] * w[oc, kh, kw, ic']).
