@@ -13,6 +13,8 @@
 #include <cstring>
 #include <functional>
 #include <new>
+#include <string>
+#include <string_view>
 
 #include "mace/core/aligned_buffer.h"
 #include "mace/core/logging.h"
@@ -116,20 +118,32 @@ class MappedFile {
   int64_t modified_ns_ = 0;
 };
 
+// The hash of a graph's serialized bytes, which name it in the packed
+// weights' key. Callers that parsed the graph from bytes hash those:
+// serializing it again cost a tenth of a cached load (EfficientNet-B0's
+// 73 KB graph, 0.13 ms of 1.6).
+uint64_t GraphBytesHash(const void *bytes, size_t size) {
+  return static_cast<uint64_t>(std::hash<std::string_view>()(
+      std::string_view(static_cast<const char *>(bytes), size)));
+}
+
+uint64_t GraphHash(const NetDef &net) {
+  const std::string graph = net.SerializeAsString();
+  return GraphBytesHash(graph.data(), graph.size());
+}
+
 // What packed weights depend on: the graph (shapes, kernels chosen by its
 // arguments), the weights (by the file's size and modification time, as
 // build tools judge files), the ISA the kernels packed for and the layouts
 // of this build.
-std::string PackedWeightKey(const NetDef &net, const MappedFile &weights) {
-  std::string graph;
-  net.SerializeToString(&graph);
+std::string PackedWeightKey(uint64_t graph_hash, const MappedFile &weights) {
   char key[256];
   std::snprintf(key, sizeof(key),
                 "mace packed weights: layout %d, isa %s, graph %016" PRIx64
                 ", weights %" PRId64 " bytes modified at %" PRId64 " ns",
                 kernels::kPackedLayoutVersion,
                 kernels::SgemmIsaName(kernels::SelectedSgemmIsa()),
-                static_cast<uint64_t>(std::hash<std::string>()(graph)),
+                graph_hash,
                 weights.size(), weights.modified_ns());
   return key;
 }
@@ -202,11 +216,14 @@ class MaceEngine::Impl {
                   const unsigned char *weights, int64_t weights_size,
                   bool *model_data_unused, MaceEngine *tutor,
                   PackedWeightStore *packed_weights = nullptr);
+  // `graph_hash` (GraphBytesHash of the bytes `net` was parsed from) may
+  // be null: the graph is then serialized again to hash it.
   MaceStatus InitFromFile(NetDef net,
                           const std::vector<std::string> &input_nodes,
                           const std::vector<std::string> &output_nodes,
                           const std::string &weights_file,
-                          bool *model_data_unused, MaceEngine *tutor);
+                          bool *model_data_unused, MaceEngine *tutor,
+                          const uint64_t *graph_hash = nullptr);
   MaceStatus Run(const std::map<std::string, MaceTensor> &inputs,
                  std::map<std::string, MaceTensor> *outputs,
                  RunMetadata *run_metadata);
@@ -226,7 +243,8 @@ class MaceEngine::Impl {
   MaceStatus BindInputs(const std::map<std::string, MaceTensor> &inputs);
   MaceStatus CopyOutputs(std::map<std::string, MaceTensor> *outputs);
   MaceStatus CopyOutput(const std::string &name, MaceTensor *user);
-  std::unique_ptr<PackedWeightCache> OpenPackedWeightCache(const NetDef &net);
+  std::unique_ptr<PackedWeightCache> OpenPackedWeightCache(
+      const NetDef &net, const uint64_t *graph_hash);
   void LogInitTimes(std::chrono::steady_clock::time_point start,
                     std::chrono::steady_clock::time_point pool_ready,
                     std::chrono::steady_clock::time_point net_ready) const;
@@ -340,10 +358,10 @@ MaceStatus MaceEngine::Impl::InitFromFile(
     NetDef net, const std::vector<std::string> &input_nodes,
     const std::vector<std::string> &output_nodes,
     const std::string &weights_file, bool *model_data_unused,
-    MaceEngine *tutor) {
+    MaceEngine *tutor, const uint64_t *graph_hash) {
   const auto start = std::chrono::steady_clock::now();
   MACE_RETURN_IF_ERROR(mapped_weights_.Map(weights_file));
-  packed_weights_ = OpenPackedWeightCache(net);
+  packed_weights_ = OpenPackedWeightCache(net, graph_hash);
   VLOG(1) << "init ms: weights file and packed weight cache mapped "
           << std::chrono::duration<double, std::milli>(
                  std::chrono::steady_clock::now() - start)
@@ -361,11 +379,12 @@ MaceStatus MaceEngine::Impl::InitFromFile(
 }
 
 std::unique_ptr<PackedWeightCache> MaceEngine::Impl::OpenPackedWeightCache(
-    const NetDef &net) {
+    const NetDef &net, const uint64_t *graph_hash) {
   const std::string &path = config_.packed_weight_cache();
   if (path.empty()) return nullptr;
+  const uint64_t hash = graph_hash != nullptr ? *graph_hash : GraphHash(net);
   auto cache = std::make_unique<PackedWeightCache>(
-      path, PackedWeightKey(net, mapped_weights_), mapped_weights_.size());
+      path, PackedWeightKey(hash, mapped_weights_), mapped_weights_.size());
   std::string reason;
   if (!cache->Load(&reason)) {
     VLOG(1) << "packed weights are packed anew: " << reason;
@@ -616,16 +635,17 @@ class EngineFactory {
     return MaceStatus::MACE_SUCCESS;
   }
 
-  // From a weights file, mapped.
+  // From a weights file, mapped; `graph_hash` as Impl::InitFromFile.
   static MaceStatus Create(NetDef net, const std::string &weights_file,
                            const std::vector<std::string> &input_nodes,
                            const std::vector<std::string> &output_nodes,
                            const MaceEngineConfig &config, MaceEngine *tutor,
-                           std::shared_ptr<MaceEngine> *engine) {
+                           std::shared_ptr<MaceEngine> *engine,
+                           const uint64_t *graph_hash) {
     auto created = std::make_shared<MaceEngine>(config);
-    MACE_RETURN_IF_ERROR(
-        created->impl_->InitFromFile(std::move(net), input_nodes, output_nodes,
-                                     weights_file, nullptr, tutor));
+    MACE_RETURN_IF_ERROR(created->impl_->InitFromFile(
+        std::move(net), input_nodes, output_nodes, weights_file, nullptr,
+        tutor, graph_hash));
     *engine = std::move(created);
     return MaceStatus::MACE_SUCCESS;
   }
@@ -663,9 +683,10 @@ MaceStatus CreateMaceEngineFromProto(
       ParseModelGraph(reinterpret_cast<const unsigned char *>(graph.data()),
                       graph.size(), &net),
       "'" + model_graph_file + "'"));
+  const uint64_t graph_hash = GraphBytesHash(graph.data(), graph.size());
   return WithContext(
       EngineFactory::Create(std::move(net), model_data_file, input_nodes,
-                            output_nodes, config, tutor, engine),
+                            output_nodes, config, tutor, engine, &graph_hash),
       "model '" + model_graph_file + "'");
 }
 
@@ -678,8 +699,10 @@ MaceStatus CreateMaceEngineFromProto(
   if (engine == nullptr) return InvalidArgs("engine must not be null");
   NetDef net;
   MACE_RETURN_IF_ERROR(ParseModelGraph(model_pb.data(), model_pb.size(), &net));
+  const uint64_t graph_hash = GraphBytesHash(model_pb.data(), model_pb.size());
   return EngineFactory::Create(std::move(net), model_data_file, input_nodes,
-                               output_nodes, config, nullptr, engine);
+                               output_nodes, config, nullptr, engine,
+                               &graph_hash);
 }
 
 }  // namespace mace

@@ -351,6 +351,46 @@ TEST(PackedWeightEngineTest, ChangedWeightsFileReplacesTheCache) {
   EXPECT_NE(Inode(cache), written);
 }
 
+// Two 1x1 convolutions of x by filters "a" and "b" of one shape; with
+// `swapped` the first takes "b" and the second "a". The weights file is
+// the same either way, and so are the sizes of the packed arrays.
+PackingModel WriteTwoFilterModel(const TempDir &dir, bool swapped) {
+  ModelBuilder builder("two_filters");
+  builder.AddInput("x", {1, 10, 9, 8});
+  builder.AddFloatTensor("a", {12, 1, 1, 8}, RandomFloats(12 * 8, -1, 1, 21));
+  builder.AddFloatTensor("b", {12, 1, 1, 8}, RandomFloats(12 * 8, -1, 1, 22));
+  builder.AddOp("Conv2D", "first", {"x", swapped ? "b" : "a"}, {"up"});
+  builder.AddOp("Conv2D", "second", {"x", swapped ? "a" : "b"}, {"proj"});
+  builder.AddOutput("up", {1, 10, 9, 12});
+  builder.AddOutput("proj", {1, 10, 9, 12});
+  PackingModel model{dir.File("two.pb"), dir.File("two.data")};
+  EXPECT_EQ(builder.WriteFiles(model.graph_path, model.data_path),
+            MaceStatus::MACE_SUCCESS);
+  return model;
+}
+
+// The key names the graph by the bytes of its file: the same weights file,
+// modification time and array sizes under a graph that uses the weights
+// otherwise mean packing anew, and the cache rewritten.
+TEST(PackedWeightEngineTest, ChangedGraphReplacesTheCache) {
+  TempDir dir;
+  const PackingModel model = WriteTwoFilterModel(dir, false);
+  const std::string cache = dir.File("two.packed");
+  RunEngine(model, cache);
+  const ino_t written = Inode(cache);
+  ASSERT_NE(written, 0u);
+  const std::string data = ReadAll(model.data_path);
+  struct stat before;
+  ASSERT_EQ(stat(model.data_path.c_str(), &before), 0);
+  WriteTwoFilterModel(dir, true);
+  ASSERT_TRUE(ReadAll(model.data_path) == data);
+  struct timespec times[2] = {{0, UTIME_OMIT}, before.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, model.data_path.c_str(), times, 0), 0);
+  const std::string expected = RunEngine(model, "");
+  EXPECT_TRUE(RunEngine(model, cache) == expected);
+  EXPECT_NE(Inode(cache), written);
+}
+
 TEST(PackedWeightEngineTest, DamagedOrUnwritableCacheOnlyCostsThePacking) {
   TempDir dir;
   const PackingModel model = WritePackingModel(dir);
