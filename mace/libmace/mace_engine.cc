@@ -142,8 +142,7 @@ std::string PackedWeightKey(uint64_t graph_hash, const MappedFile &weights) {
                 "mace packed weights: layout %d, isa %s, graph %016" PRIx64
                 ", weights %" PRId64 " bytes modified at %" PRId64 " ns",
                 kernels::kPackedLayoutVersion,
-                kernels::SgemmIsaName(kernels::SelectedSgemmIsa()),
-                graph_hash,
+                kernels::SgemmIsaName(kernels::SelectedSgemmIsa()), graph_hash,
                 weights.size(), weights.modified_ns());
   return key;
 }
@@ -357,8 +356,8 @@ void MaceEngine::Impl::LogInitTimes(
 MaceStatus MaceEngine::Impl::InitFromFile(
     NetDef net, const std::vector<std::string> &input_nodes,
     const std::vector<std::string> &output_nodes,
-    const std::string &weights_file, bool *model_data_unused,
-    MaceEngine *tutor, const uint64_t *graph_hash) {
+    const std::string &weights_file, bool *model_data_unused, MaceEngine *tutor,
+    const uint64_t *graph_hash) {
   const auto start = std::chrono::steady_clock::now();
   MACE_RETURN_IF_ERROR(mapped_weights_.Map(weights_file));
   packed_weights_ = OpenPackedWeightCache(net, graph_hash);
@@ -643,9 +642,9 @@ class EngineFactory {
                            std::shared_ptr<MaceEngine> *engine,
                            const uint64_t *graph_hash) {
     auto created = std::make_shared<MaceEngine>(config);
-    MACE_RETURN_IF_ERROR(created->impl_->InitFromFile(
-        std::move(net), input_nodes, output_nodes, weights_file, nullptr,
-        tutor, graph_hash));
+    MACE_RETURN_IF_ERROR(
+        created->impl_->InitFromFile(std::move(net), input_nodes, output_nodes,
+                                     weights_file, nullptr, tutor, graph_hash));
     *engine = std::move(created);
     return MaceStatus::MACE_SUCCESS;
   }

@@ -44,8 +44,7 @@ class DepthwiseConv2dOp : public Operation {
 
     Window2D window;
     Pads2D pads;
-    MACE_RETURN_IF_ERROR(
-        PrepareForwardWindow(context, &dims_, &window, &pads));
+    MACE_RETURN_IF_ERROR(PrepareForwardWindow(context, &dims_, &window, &pads));
     PrepareKernel(window, pads);
     // Only the reference path reads the taps.
     if (!use_kernel_) BuildForwardTaps(dims_, window, pads, &rows_, &cols_);

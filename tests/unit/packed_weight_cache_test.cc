@@ -247,6 +247,15 @@ struct PackingModel {
   std::string data_path;
 };
 
+// Writes the builder's model as <name>.pb and <name>.data in `dir`.
+PackingModel WriteModelFiles(const ModelBuilder &builder, const TempDir &dir,
+                             const std::string &name) {
+  PackingModel model{dir.File(name + ".pb"), dir.File(name + ".data")};
+  EXPECT_EQ(builder.WriteFiles(model.graph_path, model.data_path),
+            MaceStatus::MACE_SUCCESS);
+  return model;
+}
+
 PackingModel WritePackingModel(const TempDir &dir) {
   ModelBuilder builder("packing");
   builder.AddInput("x", {1, 10, 9, 8});
@@ -270,10 +279,7 @@ PackingModel WritePackingModel(const TempDir &dir) {
   builder.AddOp("MatMul", "proj", {"h2", "wm"}, {"proj"});
   builder.AddOutput("up", {1, 21, 19, 6});
   builder.AddOutput("proj", {1, 10, 9, 12});
-  PackingModel model{dir.File("packing.pb"), dir.File("packing.data")};
-  EXPECT_EQ(builder.WriteFiles(model.graph_path, model.data_path),
-            MaceStatus::MACE_SUCCESS);
-  return model;
+  return WriteModelFiles(builder, dir, "packing");
 }
 
 // The outputs of one engine over the model's files, cached in
@@ -363,10 +369,7 @@ PackingModel WriteTwoFilterModel(const TempDir &dir, bool swapped) {
   builder.AddOp("Conv2D", "second", {"x", swapped ? "a" : "b"}, {"proj"});
   builder.AddOutput("up", {1, 10, 9, 12});
   builder.AddOutput("proj", {1, 10, 9, 12});
-  PackingModel model{dir.File("two.pb"), dir.File("two.data")};
-  EXPECT_EQ(builder.WriteFiles(model.graph_path, model.data_path),
-            MaceStatus::MACE_SUCCESS);
-  return model;
+  return WriteModelFiles(builder, dir, "two");
 }
 
 // The key names the graph by the bytes of its file: the same weights file,
