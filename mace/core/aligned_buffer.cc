@@ -23,11 +23,12 @@ constexpr size_t kHugePageBytes = size_t{2} << 20;
 constexpr std::chrono::microseconds kSlowHugePage{2000};
 
 // A buffer's part past its last whole huge page is mapped as one more huge
-// page when at least this long: a fresh huge page took 0.33-0.44 ms here
+// page when at least this long: a fresh huge page took 0.32-0.44 ms here
 // against 0.77-0.90 ms for the 1.8 MB of small pages of ShuffleNet v2's
-// arena (2026-12-02, Intel host, fresh processes, MADV_POPULATE_WRITE),
-// so small pages cost about as much as a huge one from ~0.8 MB on; the
-// rest of the page is address space, and resident memory once written.
+// arena (2026-12-02, Intel host, 14 of 15 fresh processes each,
+// MADV_POPULATE_WRITE), so small pages cost about as much as a huge one
+// from ~0.8 MB on; the rest of the page is address space, and resident
+// memory once written.
 constexpr size_t kMinHugeTailBytes = size_t{1} << 20;
 
 // Below this a buffer is mapped by one thread: waking another costs more
@@ -102,15 +103,14 @@ size_t PageBytes() {
 #endif
 }
 
-// What Allocate maps for `bytes` (at least kMinHugeTailBytes): whole small
-// pages, and a tail of kMinHugeTailBytes or more rounded up to a huge page
-// while huge pages are not found slow.
-size_t MappedBytes(size_t bytes) {
-  const size_t tail = bytes % kHugePageBytes;
-  if (tail >= kMinHugeTailBytes && !HugePagesSlow()) {
-    return RoundUp(bytes, kHugePageBytes);
-  }
-  return RoundUp(bytes, PageBytes());
+// What Allocate maps for `bytes`: whole small pages, and a tail of
+// kMinHugeTailBytes or more rounded up to a huge page unless huge pages
+// were found slow; 0 for a buffer left to operator new.
+size_t MappedBytes(size_t bytes, bool huge_pages_slow) {
+  const bool huge_tail =
+      !huge_pages_slow && bytes % kHugePageBytes >= kMinHugeTailBytes;
+  if (huge_tail) return RoundUp(bytes, kHugePageBytes);
+  return bytes >= kHugePageBytes ? RoundUp(bytes, PageBytes()) : 0;
 }
 
 // Maps the small pages holding any of the addresses [begin, end); mapping
@@ -159,9 +159,8 @@ bool AlignedBuffer::Allocate(size_t bytes) {
   const size_t physical = PhysicalMemoryBytes();
   if (physical > 0 && bytes > physical) return false;
 #if defined(__linux__)
-  if (bytes >= kHugePageBytes ||
-      (bytes >= kMinHugeTailBytes && !HugePagesSlow())) {
-    const size_t mapped_bytes = MappedBytes(bytes);
+  const size_t mapped_bytes = MappedBytes(bytes, HugePagesSlow());
+  if (mapped_bytes > 0) {
     data_ = MapHugePageAligned(mapped_bytes, &huge_bytes_);
     if (data_ == nullptr) return false;
     mapped_ = true;
