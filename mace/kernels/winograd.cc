@@ -16,32 +16,34 @@ namespace {
 constexpr int64_t kBlockBytes = 1024 * 1024;
 constexpr int64_t kMaxBlockTiles = 128;
 
-// Cost model, in multiply-adds of the packed SGEMM, fitted to the ten 3x3
-// stride-1 shapes of benchmarks/ops/conv_benchmark.cc (ResNet-50 stages
-// 64-512 channels, SqueezeNet's expand layers, Inception v3's 32 and
-// 80->192 channel layers; one thread):
+// Cost model, in multiply-adds of the packed SGEMM, first fitted to the
+// ten 3x3 stride-1 shapes of benchmarks/ops/conv_benchmark.cc (ResNet-50
+// stages 64-512 channels, SqueezeNet's expand layers, Inception v3's 32
+// and 80->192 channel layers; one thread):
 //  - a GEMM costs its multiply-adds times (1 + StreamCost / reuse), reuse
 //    being the rows that share one pass over the packed filter (tiles per
 //    block for Winograd, pixels per tile for im2col): large filters (F(6,3)
 //    on 512 channels is 64 MiB) are streamed from L3 once per block;
-//  - a transform costs kWinogradTransformCost per value per tile side.
-// On AVX-512 (an Intel Xeon and an AMD EPYC Zen 4 host, 2026-11-26) it
-// picks the fastest of im2col, F(2,3), F(4,3), F(6,3) on all ten shapes
-// on the Intel host, and of im2col, F(2,3), F(4,3) on nine on the AMD one
-// (on 256@14x14 F(4,3) is 7% faster there, F(2,3) 9% faster on the Intel
-// host). On AVX2 (an AMD EPYC Zen 3 host, 2026-11-27) it picks the fastest
-// of im2col, F(2,3), F(4,3) on all ten, and of the four on eight (F(6,3)
-// 1.5% and 14% faster on 128@28x28 and 80->192@73x73; on 32@149x149 it
-// takes F(6,3), 3% slower than F(4,3)). The transform cost,
-// kWinogradTransformCost (winograd.h), serves the 1-D kernels' model too
-// (winograd_1d.cc): on the AVX2 host it picked the faster of im2col and
-// 1-D Winograd on all 19 shapes measured (one thread), im2col on the 5
-// with few channels.
+//  - a transform costs kWinogradTransformCost per value per tile side;
+//  - and, since 2026-12-02, one more pass over the filter
+//    (ColdFilterCost), as a layer of a model finds it.
+// Without the last term, on AVX-512 (an Intel Xeon and an AMD EPYC Zen 4
+// host, 2026-11-26) it picked the fastest of im2col, F(2,3), F(4,3), F(6,3)
+// on all ten benchmarked shapes on the Intel host, and of im2col, F(2,3),
+// F(4,3) on nine on the AMD one (on 256@14x14 F(4,3) is 7% faster there,
+// F(2,3) 9% faster on the Intel host). On AVX2 (an AMD EPYC Zen 3 host,
+// 2026-11-27) it picked the fastest of im2col, F(2,3), F(4,3) on all ten,
+// and of the four on eight (F(6,3) 1.5% and 14% faster on 128@28x28 and
+// 80->192@73x73; on 32@149x149 it takes F(6,3), 3% slower than F(4,3)).
+// The transform cost, kWinogradTransformCost (winograd.h), serves the 1-D
+// kernels' model too (winograd_1d.cc): on the AVX2 host it picked the
+// faster of im2col and 1-D Winograd on all 19 shapes measured (one
+// thread), im2col on the 5 with few channels.
 
 // The filter stream's cost in multiply-adds grows with the multiply-adds
 // a cycle: AVX-512 does twice AVX2's, and AVX-512's 8 on AVX2 picked
-// F(2,3) on 512@7x7 where F(4,3) is 18% faster. Stream costs 1 to 6 pick
-// the same on AVX2. Until measured, NEON and the generic kernels (fewer
+// F(2,3) on 512@7x7 where F(4,3) is 18% faster in the op benchmark (and
+// stream costs 1 to 6 the same as 4), before ColdFilterCost. Until measured, NEON and the generic kernels (fewer
 // multiply-adds a cycle still) take AVX2's.
 double StreamCost(SgemmIsa isa) { return isa == SgemmIsa::kAvx512 ? 8.0 : 4.0; }
 
@@ -120,6 +122,37 @@ double GemmCost(const GemmShape &gemm, double macs, int64_t reuse) {
   return macs * (1.0 + gemm.stream / static_cast<double>(reuse));
 }
 
+// A benchmark that runs one convolution over and over finds its filter in
+// L2 at each iteration; in a model every other layer's weights and
+// activations have gone through the caches since, and the filter comes
+// from memory once more at every Run. The larger Winograd filters (F(4,3)
+// holds 36 / 9 of the filter's floats, F(2,3) 16 / 9) pay for it, most
+// where few tiles share it. Per-op times in the zoo models (`mace run
+// --benchmark`, 7-9 interleaved processes, medians; Intel Xeon,
+// 2026-12-02), the layers whose choice this term changed, new / old time:
+//  - AVX-512: SqueezeNet's 13x13 48->192 and 64->256, F(4,3) -> F(2,3),
+//    0.83 and 0.82 at 1 thread, 0.66 and 0.64 at 2; DenseNet-121's 14x14
+//    128->32, F(4,3) -> F(2,3), 0.71 (0.64 at 2 threads), and 7x7 128->32,
+//    F(2,3) -> im2col, 0.75 (0.71);
+//  - AVX2 (this host's AVX2 kernels, AVX-512 disabled; 1 thread):
+//    ResNet-18's 14x14 256->256 and 7x7 512->512, F(4,3) -> F(2,3), 0.78
+//    and 0.69 (the whole model 0.86; ResNet-50 has the same layers); the
+//    same change on UNet's 8x8 64->128 and 128->128, 0.70 and 0.69, on
+//    Inception-v3's 8x8 448->384, 0.75, and on DenseNet-121's 7x7 128->32,
+//    0.72.
+// On a lent 16-core Xeon (2 MiB of L2 a core; 5-9 processes each), AVX-512:
+// DenseNet-121's 14x14 layers 0.77, 0.66, 0.63, 0.45 at 1, 2, 4, 16
+// threads, its 7x7 ones 0.82, 0.74, 0.76, 0.56, the model 0.93, 0.99,
+// 0.94, 0.82; SqueezeNet's 13x13 layers 1.06-1.15 at 1 thread (its
+// unchanged 3x3 layers 1.10-1.16 in the same processes), 0.84-0.91 at 2,
+// 0.74-0.80 at 4 and 16.
+// No other 3x3 layer of the zoo changed. Half or twice this cost picks the
+// same on AVX-512; four times moves ResNet's 7x7 512->512 to im2col (1.10x
+// slower in ResNet-18) and UNet's 16x16 and 8x8 layers (the model 1.04x).
+double ColdFilterCost(const GemmShape &gemm, double filter_floats) {
+  return gemm.stream * filter_floats;
+}
+
 double WinogradCost(const ConvGeometry &g, int tile_m, const GemmShape &gemm) {
   const double t = TileSide(g, tile_m);
   const int64_t tiles = TileCount(g, tile_m);
@@ -130,7 +163,7 @@ double WinogradCost(const ConvGeometry &g, int tile_m, const GemmShape &gemm) {
   const int64_t passes = (tiles + block - 1) / block;
   const double products = GemmCost(gemm, tiles * t * t * g.in_c * g.out_c,
                                    std::max<int64_t>(1, tiles / passes));
-  return products +
+  return products + ColdFilterCost(gemm, t * t * g.in_c * g.out_c) +
          tiles * t * t * (g.in_c + g.out_c) * t * kWinogradTransformCost;
 }
 
@@ -138,7 +171,8 @@ double Im2colCost(const ConvGeometry &g, const GemmShape &gemm) {
   const int64_t pixels = g.batch * g.out_h * g.out_w;
   const int64_t k = g.kernel_h * g.kernel_w * g.in_c / g.groups;
   const int64_t reuse = std::min(Im2colTileRows(k, gemm.mr), pixels);
-  return GemmCost(gemm, static_cast<double>(pixels) * k * g.out_c, reuse);
+  return GemmCost(gemm, static_cast<double>(pixels) * k * g.out_c, reuse) +
+         ColdFilterCost(gemm, static_cast<double>(k) * g.out_c);
 }
 
 }  // namespace
