@@ -69,11 +69,13 @@ TEST_P(TransposeTest, Rank5PermutationsMatchReference) {
   }
 }
 
-// Dims longer than one copy block (16 rows), with partial blocks: the
-// image-layout transposes of a model's input and output, and 3-D ones.
+// Dims longer than one copy block (16 rows; 1024 pixels when three planes
+// are interleaved), with partial blocks: the image-layout transposes of a
+// model's input and output, and 3-D ones.
 TEST_P(TransposeTest, ShapesSpanningSeveralCopyBlocksMatchReference) {
   const std::vector<std::pair<Dims, Dims>> cases = {
       {{1, 3, 37, 41}, {0, 2, 3, 1}},   // NCHW -> NHWC, 3 channels
+      {{2, 3, 45, 47}, {0, 2, 3, 1}},   // two images of 2 blocks and 67 pixels
       {{2, 37, 19, 20}, {0, 3, 1, 2}},  // NHWC -> NCHW
       {{20, 35, 17}, {2, 0, 1}},
       {{20, 35, 17}, {1, 2, 0}},
