@@ -1,9 +1,10 @@
 // Max and average pooling on NHWC data, vectorised along channels (see
 // activation.h for the ISAs): any window, stride, dilation and padding;
-// global pooling is the window covering the whole image. Each output row is
-// computed by one thread, in the same order whatever the thread count, and
-// in the reference op's order of operations (mace/ops/pooling.cc), so the
-// results equal the reference's bit for bit.
+// global pooling is the window covering the whole image. Each output row's
+// channels are computed by one thread, or by blocks of channels on several
+// when the rows are fewer than the threads (global pooling), each in the
+// reference op's order of operations (mace/ops/pooling.cc), so the results
+// equal the reference's bit for bit whatever the thread count.
 
 #ifndef MACE_KERNELS_POOLING_H_
 #define MACE_KERNELS_POOLING_H_
@@ -39,6 +40,13 @@ void Pool2d(PoolKind kind, const PoolShape &shape, const float *x,
 void Pool2d(VectorIsa isa, PoolKind kind, const PoolShape &shape,
             const float *x, const int64_t *row_counts,
             const int64_t *col_counts, float *y, ThreadPool *pool);
+
+// Channels a task of Pool2d covers for `rows` output rows (batch x out_h)
+// on `threads` threads with vectors of `lanes` floats: all of them when
+// the rows give each thread about four tasks, else blocks of whole vectors
+// that do.
+int64_t PoolChannelBlock(int64_t rows, int64_t channels, int lanes,
+                         int threads);
 
 }  // namespace kernels
 }  // namespace mace

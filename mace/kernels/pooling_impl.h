@@ -17,16 +17,19 @@
 namespace mace {
 namespace kernels {
 
-// Computes output row oh of one image: x_image is [in_h, in_w, C], y_row
-// [out_w, C].
+// Computes channels [c_begin, c_end) of output row oh of one image: x_image
+// is [in_h, in_w, C], y_row [out_w, C]. c_begin is a multiple of the
+// kernels' lanes.
 using PoolRowFn = void (*)(const PoolShape &shape, const float *x_image,
-                           int64_t oh, const int64_t *row_counts,
-                           const int64_t *col_counts, float *y_row);
+                           int64_t oh, int64_t c_begin, int64_t c_end,
+                           const int64_t *row_counts, const int64_t *col_counts,
+                           float *y_row);
 
 struct PoolingKernels {
   const char *name;
   PoolRowFn max_row;
   PoolRowFn avg_row;
+  int lanes;  // floats a vector
 };
 
 // Defined by the per-ISA files that the build includes.
@@ -85,9 +88,9 @@ inline __attribute__((always_inline)) void PoolBlock(
 }
 
 template <class V, bool kMax>
-void PoolRow(const PoolShape &s, const float *x, int64_t oh,
-             const int64_t *row_counts, const int64_t *col_counts,
-             float *y_row) {
+void PoolRow(const PoolShape &s, const float *x, int64_t oh, int64_t c_begin,
+             int64_t c_end, const int64_t *row_counts,
+             const int64_t *col_counts, float *y_row) {
   constexpr int kW = V::kWidth;
   const int64_t ih0 = oh * s.stride_h - s.pad_top;
   int64_t r0 = 0, r1 = 0;
@@ -101,25 +104,25 @@ void PoolRow(const PoolShape &s, const float *x, int64_t oh,
         kMax ? 1.0f
              : 1.0f / static_cast<float>(row_counts[oh] * col_counts[ow]);
     float *y_px = y_row + ow * s.channels;
-    int64_t c = 0;
-    for (; c + 4 * kW <= s.channels; c += 4 * kW) {
+    int64_t c = c_begin;
+    for (; c + 4 * kW <= c_end; c += 4 * kW) {
       PoolBlock<V, kMax, 4, true>(s, x, ih0, r0, r1, iw0, k0, k1, scale, y_px,
                                   c, kW);
     }
-    for (; c + kW <= s.channels; c += kW) {
+    for (; c + kW <= c_end; c += kW) {
       PoolBlock<V, kMax, 1, true>(s, x, ih0, r0, r1, iw0, k0, k1, scale, y_px,
                                   c, kW);
     }
-    if (c < s.channels) {
+    if (c < c_end) {
       PoolBlock<V, kMax, 1, false>(s, x, ih0, r0, r1, iw0, k0, k1, scale, y_px,
-                                   c, static_cast<int>(s.channels - c));
+                                   c, static_cast<int>(c_end - c));
     }
   }
 }
 
 template <class V>
 PoolingKernels MakePoolingKernels(const char *name) {
-  return {name, PoolRow<V, true>, PoolRow<V, false>};
+  return {name, PoolRow<V, true>, PoolRow<V, false>, V::kWidth};
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ TEST(PoolingKernelsTest, EveryIsaMatchesFloat64AndGivesTheSameBits) {
   std::mt19937 rng(20261121);
   auto pool1 = StartPool(1);
   auto pool2 = StartPool(2);
-  const int64_t kChannels[] = {1, 3, 5, 17, 33, 70};
+  auto pool3 = StartPool(3);
+  const int64_t kChannels[] = {1, 3, 5, 17, 33, 70, 130};
   const int64_t kSpatial[][2] = {{1, 1}, {2, 3}, {7, 5}, {9, 12}};
   struct Window {
     int64_t kernel, stride, dilation, pad;
@@ -151,7 +152,7 @@ TEST(PoolingKernelsTest, EveryIsaMatchesFloat64AndGivesTheSameBits) {
                   " include_pad=" + std::to_string(include_pad) +
                   " in=" + std::to_string(s.in_h) + "x" +
                   std::to_string(s.in_w) + " c=" + std::to_string(channels);
-              for (ThreadPool *pool : {pool1.get(), pool2.get()}) {
+              for (ThreadPool *pool : {pool1.get(), pool2.get(), pool3.get()}) {
                 std::vector<float> y(out_size, NAN);
                 Pool2d(isa, kind, s, k.x.data(), k.row_counts.data(),
                        k.col_counts.data(), y.data(), pool);
@@ -172,6 +173,18 @@ TEST(PoolingKernelsTest, EveryIsaMatchesFloat64AndGivesTheSameBits) {
       }
     }
   }
+}
+
+// Rows too few for the threads (global pooling: one a image) share out
+// their channels in whole vectors; enough rows keep every channel together.
+TEST(PoolingKernelsTest, ChannelsAreSplitOnlyWhenRowsAreTooFew) {
+  EXPECT_EQ(PoolChannelBlock(56, 32, 16, 2), 32);
+  EXPECT_EQ(PoolChannelBlock(1, 1280, 16, 1), 1280);
+  EXPECT_EQ(PoolChannelBlock(1, 32, 16, 2), 16);
+  EXPECT_EQ(PoolChannelBlock(1, 1280, 16, 2), 160);  // 8 blocks of 10 vectors
+  EXPECT_EQ(PoolChannelBlock(2, 1000, 8, 16), 32);   // 32 blocks a row
+  EXPECT_EQ(PoolChannelBlock(1, 5, 16, 4), 16);      // one partial vector
+  EXPECT_EQ(PoolChannelBlock(1, 0, 16, 4), 16);      // never an empty block
 }
 
 // Global average pooling (the classifier head of ResNet, MobileNet and
