@@ -7,6 +7,7 @@
 #   3. the model zoo (generated once into ~/.cache/mace/zoo) converted,
 #      run and validated against ONNX Runtime, fp32 and fp16 storage, and
 #      two of its models deployed by a deployment file (scripts/deploy_zoo.sh);
+#      scripts/compare_builds.py run once on one of them;
 #   3b. TensorFlow models (Keras, generated once into ~/.cache/mace/tf_models)
 #      converted and validated against TensorFlow's own outputs;
 #   3c. Caffe nets (written by scripts/make_caffe_models.py) against OpenCV
@@ -43,6 +44,14 @@ python3 scripts/layout_audit.py --mace build/bin/mace
 
 echo "== model zoo (14 networks built in code) against ONNX Runtime"
 bash scripts/model_zoo.sh build/bin/mace
+
+echo "== scripts/compare_builds.py on a zoo model (a build against itself)"
+python3 scripts/compare_builds.py --mace a=build/bin/mace \
+  --mace b=build/bin/mace --models squeezenet1_1 --processes 1 --rounds 2 \
+  --top 2
+if python3 scripts/compare_builds.py --mace build/bin/mace 2>/dev/null; then
+  echo "compare_builds.py took a single build"; exit 1
+fi
 
 echo "== deployment file: two zoo models by config, as files and as code"
 bash scripts/deploy_zoo.sh build/bin/mace
