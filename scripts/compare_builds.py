@@ -33,7 +33,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_layers import mace_layers  # noqa: E402
+from compare_layers import mace_layers, zoo_model  # noqa: E402
 
 
 def parse_builds(specs):
@@ -52,14 +52,10 @@ def ratio_cells(values):
 
 
 def compare(args, builds, model, threads, work):
-    zoo = os.environ.get("MACE_ZOO_DIR") or os.path.expanduser(
-        "~/.cache/mace/zoo")
-    onnx_path = os.path.join(zoo, model, "model.onnx")
-    x = os.path.join(zoo, model, "input_0.npy")
-    if not os.path.isfile(onnx_path):
-        print("%s: not in the zoo (%s); run scripts/model_zoo.sh" %
-              (model, onnx_path))
+    found = zoo_model(model)
+    if found is None:
         return False
+    onnx_path, x = found
     pb = os.path.join(work, model + ".pb")
     data = os.path.join(work, model + ".data")
     if not os.path.isfile(pb):

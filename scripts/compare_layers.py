@@ -170,15 +170,24 @@ def match(mace, ort):
     return pairs
 
 
-def compare(args, model, work):
+def zoo_model(model):
+    """(ONNX file, input .npy) of a zoo model, or None, said, when it is
+    not there."""
     zoo = os.environ.get("MACE_ZOO_DIR") or os.path.expanduser(
         "~/.cache/mace/zoo")
     onnx_path = os.path.join(zoo, model, "model.onnx")
-    x = os.path.join(zoo, model, "input_0.npy")
     if not os.path.isfile(onnx_path):
         print("%s: not in the zoo (%s); run scripts/model_zoo.sh" %
               (model, onnx_path))
+        return None
+    return onnx_path, os.path.join(zoo, model, "input_0.npy")
+
+
+def compare(args, model, work):
+    found = zoo_model(model)
+    if found is None:
         return False
+    onnx_path, x = found
     subprocess.run([args.mace, "convert", "--platform", "onnx", "--model-file",
                     onnx_path, "--output-dir", work, "--name", model],
                    capture_output=True, check=True)
