@@ -43,8 +43,9 @@ constexpr int64_t kMaxBlockTiles = 128;
 // The filter stream's cost in multiply-adds grows with the multiply-adds
 // a cycle: AVX-512 does twice AVX2's, and AVX-512's 8 on AVX2 picked
 // F(2,3) on 512@7x7 where F(4,3) is 18% faster in the op benchmark (and
-// stream costs 1 to 6 the same as 4), before ColdFilterCost. Until measured, NEON and the generic kernels (fewer
-// multiply-adds a cycle still) take AVX2's.
+// stream costs 1 to 6 the same as 4), before ColdFilterCost. Until
+// measured, NEON and the generic kernels (fewer multiply-adds a cycle
+// still) take AVX2's.
 double StreamCost(SgemmIsa isa) { return isa == SgemmIsa::kAvx512 ? 8.0 : 4.0; }
 
 const WinogradTransforms &TransformsFor(SgemmIsa isa, int kernel,
@@ -140,12 +141,9 @@ double GemmCost(const GemmShape &gemm, double macs, int64_t reuse) {
 //    same change on UNet's 8x8 64->128 and 128->128, 0.70 and 0.69, on
 //    Inception-v3's 8x8 448->384, 0.75, and on DenseNet-121's 7x7 128->32,
 //    0.72.
-// On a lent 16-core Xeon (2 MiB of L2 a core; 5-9 processes each), AVX-512:
-// DenseNet-121's 14x14 layers 0.77, 0.66, 0.63, 0.45 at 1, 2, 4, 16
-// threads, its 7x7 ones 0.82, 0.74, 0.76, 0.56, the model 0.93, 0.99,
-// 0.94, 0.82; SqueezeNet's 13x13 layers 1.06-1.15 at 1 thread (its
-// unchanged 3x3 layers 1.10-1.16 in the same processes), 0.84-0.91 at 2,
-// 0.74-0.80 at 4 and 16.
+// On a lent 16-core Xeon (2 MiB of L2 a core) the same AVX-512 layers ran
+// in 0.45-0.91 of their time at 2-16 threads (docs/performance.md, stop
+// 40); SqueezeNet's no faster at 1 thread there.
 // No other 3x3 layer of the zoo changed. Half or twice this cost picks the
 // same on AVX-512; four times moves ResNet's 7x7 512->512 to im2col (1.10x
 // slower in ResNet-18) and UNet's 16x16 and 8x8 layers (the model 1.04x).

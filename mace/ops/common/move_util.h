@@ -119,8 +119,8 @@ constexpr int64_t kStridedBlock = 16;
 
 // Rows per block of StridedCopy when it interleaves three planes (an NCHW
 // RGB input turned NHWC): 12 KiB of output a block, so that the pool's
-// threads share a 224 x 224 image (49 blocks) where one block of every
-// row left it to one thread.
+// threads share a 224 x 224 image (49 blocks), which as one block of all
+// its pixels went to one thread.
 constexpr int64_t kInterleaveBlock = 1024;
 
 // Up to this rank StridedCopy joins dims on the stack (Run allocates
