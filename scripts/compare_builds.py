@@ -21,8 +21,11 @@ runs (scripts/compare_layers.py's parser), and the tables give medians
 over the processes: the whole run, each kind of layer (kernel and stride,
 or op type), and the --top layers whose time changed most, with each
 build's ratio to the first. Models come from the zoo (~/.cache/mace/zoo or
-$MACE_ZOO_DIR), converted once by the first build into a temporary
-folder. Exit status 1 when a model is missing or a run fails.
+$MACE_ZOO_DIR), converted by each build into a temporary folder, so that a
+converter change is compared too: the first build's layers name the rows,
+and a layer another build fused away counts 0 there (its time is in the
+layer that took it). Exit status 1 when a model is missing or a run
+fails.
 """
 import argparse
 import collections
@@ -56,16 +59,21 @@ def compare(args, builds, model, threads, work):
     if found is None:
         return False
     onnx_path, x = found
-    pb = os.path.join(work, model + ".pb")
-    data = os.path.join(work, model + ".data")
-    if not os.path.isfile(pb):
-        subprocess.run([builds[0][1], "convert", "--platform", "onnx",
-                        "--model-file", onnx_path, "--output-dir", work,
-                        "--name", model], capture_output=True, check=True)
+    files = {}
+    for index, (label, path) in enumerate(builds):
+        folder = os.path.join(work, "build%d" % index)
+        pb = os.path.join(folder, model + ".pb")
+        data = os.path.join(folder, model + ".data")
+        if not os.path.isfile(pb):
+            subprocess.run([path, "convert", "--platform", "onnx",
+                            "--model-file", onnx_path, "--output-dir", folder,
+                            "--name", model], capture_output=True, check=True)
+        files[label] = (pb, data)
     runs = {label: [] for label, _ in builds}
     for p in range(args.processes):
         for i in range(len(builds)):
             label, path = builds[(p + i) % len(builds)]
+            pb, data = files[label]
             runs[label].append(mace_layers(path, pb, data, x, threads,
                                            args.rounds))
     labels = [label for label, _ in builds]
@@ -134,6 +142,8 @@ def main(argv):
     builds = parse_builds(args.mace)
     if len(builds) < 2:
         parser.error("give at least two --mace builds")
+    if len(set(label for label, _ in builds)) < len(builds):
+        parser.error("--mace: the builds' names must differ")
     for label, path in builds:
         if not os.access(path, os.X_OK):
             parser.error("--mace %s: %s is not an executable" % (label, path))
