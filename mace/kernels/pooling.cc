@@ -22,8 +22,16 @@ int64_t PoolChannelBlock(int64_t rows, int64_t channels, int lanes,
   const int64_t vectors = std::max<int64_t>(1, (channels + lanes - 1) / lanes);
   const int64_t wanted = 4 * static_cast<int64_t>(threads);
   if (threads <= 1 || rows >= wanted) return vectors * lanes;
-  const int64_t blocks = std::min(vectors, (wanted + rows - 1) / rows);
-  return (vectors + blocks - 1) / blocks * lanes;
+  // The row kernel makes one pass over the window's pixels for each group
+  // of four vectors and for each vector left: blocks of whole groups when
+  // there are groups enough for the threads (MobileNet-v3's 72 channels
+  // on AVX-512 went as five one-vector blocks, three passes on one
+  // thread where one thread had made two), else of single vectors.
+  const int64_t groups = (vectors + 3) / 4;
+  const int64_t unit = groups * rows >= threads ? 4 : 1;
+  const int64_t units = (vectors + unit - 1) / unit;
+  const int64_t blocks = std::min(units, (wanted + rows - 1) / rows);
+  return (units + blocks - 1) / blocks * unit * lanes;
 }
 
 void Pool2d(VectorIsa isa, PoolKind kind, const PoolShape &s, const float *x,

@@ -43,8 +43,9 @@ void Pool2d(VectorIsa isa, PoolKind kind, const PoolShape &shape,
 
 // Channels a task of Pool2d covers for `rows` output rows (batch x out_h)
 // on `threads` threads with vectors of `lanes` floats: all of them when
-// the rows give each thread about four tasks, else blocks of whole vectors
-// that do.
+// the rows give each thread about four tasks, else blocks of whole groups
+// of four vectors (or of single vectors, when the groups are fewer than
+// the threads) that come closer to it.
 int64_t PoolChannelBlock(int64_t rows, int64_t channels, int lanes,
                          int threads);
 

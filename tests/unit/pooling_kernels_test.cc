@@ -176,12 +176,15 @@ TEST(PoolingKernelsTest, EveryIsaMatchesFloat64AndGivesTheSameBits) {
 }
 
 // Rows too few for the threads (global pooling: one a image) share out
-// their channels in whole vectors; enough rows keep every channel together.
+// their channels in groups of four vectors, or in single vectors when the
+// groups are fewer than the threads; enough rows keep every channel
+// together.
 TEST(PoolingKernelsTest, ChannelsAreSplitOnlyWhenRowsAreTooFew) {
   EXPECT_EQ(PoolChannelBlock(56, 32, 16, 2), 32);
   EXPECT_EQ(PoolChannelBlock(1, 1280, 16, 1), 1280);
   EXPECT_EQ(PoolChannelBlock(1, 32, 16, 2), 16);
-  EXPECT_EQ(PoolChannelBlock(1, 1280, 16, 2), 160);  // 8 blocks of 10 vectors
+  EXPECT_EQ(PoolChannelBlock(1, 1280, 16, 2), 192);  // 7 blocks of 3 groups
+  EXPECT_EQ(PoolChannelBlock(1, 72, 16, 2), 64);     // a group, a vector
   EXPECT_EQ(PoolChannelBlock(2, 1000, 8, 16), 32);   // 32 blocks a row
   EXPECT_EQ(PoolChannelBlock(1, 5, 16, 4), 16);      // one partial vector
   EXPECT_EQ(PoolChannelBlock(1, 0, 16, 4), 16);      // never an empty block
