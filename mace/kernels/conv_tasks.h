@@ -1,6 +1,7 @@
 // Internal to the convolution kernels: how they share a Run among threads
 // when each thread needs its own scratch (an im2col tile, a block of
-// Winograd-transformed tiles).
+// Winograd-transformed tiles). Pooling cuts its channels by
+// ColumnBlockWidth too.
 
 #ifndef MACE_KERNELS_CONV_TASKS_H_
 #define MACE_KERNELS_CONV_TASKS_H_

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "mace/kernels/conv_tasks.h"
 #include "mace/kernels/pooling_impl.h"
 
 namespace mace {
@@ -29,9 +30,7 @@ int64_t PoolChannelBlock(int64_t rows, int64_t channels, int lanes,
   // thread where one thread had made two), else of single vectors.
   const int64_t groups = (vectors + 3) / 4;
   const int64_t unit = groups * rows >= threads ? 4 : 1;
-  const int64_t units = (vectors + unit - 1) / unit;
-  const int64_t blocks = std::min(units, (wanted + rows - 1) / rows);
-  return (units + blocks - 1) / blocks * unit * lanes;
+  return ColumnBlockWidth(vectors * lanes, unit * lanes, rows, threads);
 }
 
 void Pool2d(VectorIsa isa, PoolKind kind, const PoolShape &s, const float *x,
