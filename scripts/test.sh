@@ -49,8 +49,24 @@ echo "== scripts/compare_builds.py on a zoo model (a build against itself)"
 python3 scripts/compare_builds.py --mace a=build/bin/mace \
   --mace b=build/bin/mace --models squeezenet1_1 --processes 1 --rounds 2 \
   --top 2
-if python3 scripts/compare_builds.py --mace build/bin/mace 2>/dev/null; then
-  echo "compare_builds.py took a single build"; exit 1
+# Bad arguments end in a usage error (exit 2): one build, two of one name,
+# a path that is not an executable, thread counts that are not integers.
+for bad in "--mace build/bin/mace" \
+           "--mace a=build/bin/mace --mace a=build/bin/mace" \
+           "--mace build/bin/mace --mace /nonexistent/mace" \
+           "--mace build/bin/mace --mace build/bin/mace --threads one"; do
+  status=0
+  python3 scripts/compare_builds.py $bad 2>/dev/null || status=$?
+  if [ "$status" -ne 2 ]; then
+    echo "compare_builds.py $bad: exit $status, expected 2"; exit 1
+  fi
+done
+# A model missing from the zoo: named, exit 1.
+status=0
+missing=$(python3 scripts/compare_builds.py --mace a=build/bin/mace \
+  --mace b=build/bin/mace --models no_such_model) || status=$?
+if [ "$status" -ne 1 ] || [[ "$missing" != *"no_such_model: not in the zoo"* ]]; then
+  echo "compare_builds.py on a missing model: exit $status, '$missing'"; exit 1
 fi
 
 echo "== deployment file: two zoo models by config, as files and as code"
