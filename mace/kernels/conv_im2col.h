@@ -77,6 +77,23 @@ class Im2colConv {
            float *scratch, ThreadPool *pool,
            const SgemmEpilogue *epilogue) const;
 
+  // Whether RunScaledInput applies: one group (the filter's rows are the
+  // window taps of every input channel) and a packed filter small enough
+  // to scale at every Run (the input's pass it saves costs more).
+  bool ScalesFilterRows() const;
+  // Scratch RunScaledInput needs.
+  int64_t ScaledInputScratchBytes() const;
+  // As Run on input * channel_scale (in_c factors, the same for every
+  // pixel: a squeeze-and-excitation gate), without a pass over the input:
+  // the calling thread scales the packed filter's rows into the scratch
+  // (after Run's own), and the threads multiply the input by that.
+  // ScalesFilterRows only.
+  void RunScaledInput(const float *input, const float *channel_scale,
+                      const float *bias, const float *clamp,
+                      const float *addend, float *output, int64_t out_stride,
+                      float *scratch, ThreadPool *pool,
+                      const SgemmEpilogue *epilogue) const;
+
   bool initialized() const { return !packed_.empty(); }
 
   // The output pixels' im2col tiles (the units Run shares among threads).
@@ -140,13 +157,18 @@ class Im2colConv {
     int64_t pixels;
     const float *runs[kMaxWindowRows];
   };
-  // Run by bands of output rows: each row's pixels multiply the filter
-  // with A read in place between the edges and from a zero-padded copy at
-  // them; each filter panel goes down the whole band.
-  void RunWindowRows(const float *input, const float *bias, const float *clamp,
-                     const float *addend, float *output, int64_t out_stride,
-                     float *scratch, ThreadPool *pool,
-                     const SgemmEpilogue *epilogue) const;
+  // Run with `matrices` (one per group) for the packed filters.
+  void RunWith(const PackedMatrixB *matrices, const float *input,
+               const float *bias, const float *clamp, const float *addend,
+               float *output, int64_t out_stride, float *scratch,
+               ThreadPool *pool, const SgemmEpilogue *epilogue) const;
+  // Run by bands of output rows: each row's pixels multiply `matrix` (the
+  // one group's filter) with A read in place between the edges and from a
+  // zero-padded copy at them; each filter panel goes down the whole band.
+  void RunWindowRows(const PackedMatrixB &matrix, const float *input,
+                     const float *bias, const float *clamp, const float *addend,
+                     float *output, int64_t out_stride, float *scratch,
+                     ThreadPool *pool, const SgemmEpilogue *epilogue) const;
 
   ConvGeometry geo_;
   int64_t k_ = 0;    // GEMM depth: kernel_h * kernel_w * in_c / groups

@@ -126,6 +126,15 @@ bool AcquirePackedB(int64_t k, int64_t n, SgemmIsa isa,
 bool PackB(const float *b, int64_t k, int64_t n, bool b_is_n_by_k, SgemmIsa isa,
            PackedWeightSource *source, PackedMatrixB *packed, ThreadPool *pool);
 
+// Lays `scaled` over `values` (PackedBSize floats of b's shape and ISA) as
+// b with row r multiplied by row_scale[r % period]: A * diag(s) * B in one
+// GEMM of A by the scaled copy, which is how a convolution takes a
+// per-channel scale of its input (a squeeze-and-excitation gate) without a
+// pass over A (period: the input channels, as the filter's k rows run over
+// window taps of in_c channels each).
+void ScalePackedBRows(const PackedMatrixB &b, const float *row_scale,
+                      int64_t period, float *values, PackedMatrixB *scaled);
+
 // Packs into a matrix already sized by AllocatePackedB or PlacePackedB.
 void PackBInto(const float *b, bool b_is_n_by_k, PackedMatrixB *packed,
                ThreadPool *pool);

@@ -86,6 +86,26 @@ void ZeroPadColumns(PackedMatrixB *packed) {
   }
 }
 
+void ScalePackedBRows(const PackedMatrixB &b, const float *row_scale,
+                      int64_t period, float *values, PackedMatrixB *scaled) {
+  LayPackedB(b.k, b.n, b.isa, values, scaled);
+  const int64_t nr = b.nr;
+  const int64_t panels = PanelCount(b);
+  for (int64_t p = 0; p < panels; ++p) {
+    const float *src = b.values + p * b.k * nr;
+    float *dst = values + p * b.k * nr;
+    const int64_t cols = std::min(nr, b.n - p * nr);
+    for (int64_t row = 0; row < b.k; ++row) {
+      const float factor = row_scale[row % period];
+      for (int64_t col = 0; col < cols; ++col) {
+        dst[row * nr + col] = src[row * nr + col] * factor;
+      }
+    }
+    // Pad columns stay zero whatever the scale (an infinite one included).
+    if (cols < nr) ZeroPanelColumns(b.k, cols, nr, dst);
+  }
+}
+
 bool AllocatePackedB(int64_t k, int64_t n, SgemmIsa isa,
                      PackedMatrixB *packed) {
   AlignedArray<float> storage;

@@ -6,17 +6,21 @@
 //            be constants
 //            or values fed at run time (ONNX models may give weights as
 //            graph inputs): only their shapes are needed in Prepare; with
-//            `fused_add`, the bias (then required) and slope are followed
-//            by the addend [N, Ho, Wo, Cout];
+//            `input_scale`, the bias (then required) and slope are followed
+//            by the scale [N or 1, 1, 1, Cin]; with `fused_add`, by the
+//            addend [N, Ho, Wo, Cout], last;
 //   args:    strides, dilations, padding, padding_values, round_mode (see
 //            conv_pool_util.h), group (default 1), fused activation,
 //            winograd (absent or -1: automatic, 0: never, 2 / 4 / 6: that
 //            output tile where Winograd applies, 4 for 6 on a 5x5
 //            window), fused_add (0 or 1: the
 //            last input is added to the output before the activation, a
-//            residual connection fused by the converter);
+//            residual connection fused by the converter), input_scale
+//            (0 or 1: the input is multiplied by the scale, one factor per
+//            image and input channel, before the convolution: a
+//            squeeze-and-excitation gate fused by the converter);
 //   output:  [N, Ho, Wo, Cout], Ho / Wo from the window arguments:
-//            act(conv(input) + bias + addend).
+//            act(conv(input * scale) + bias + addend).
 // With a constant filter, Prepare packs it for one of three fast kernels:
 // Winograd F(m,3) / F(m,5) for 3x3 / 5x5 stride-1 dilation-1 ungrouped
 // convolutions when the cost model (mace/kernels/winograd.h) or the
@@ -26,8 +30,12 @@
 // turns it off too); otherwise GEMM over im2col tiles
 // (mace/kernels/conv_im2col.h, any window and group). All fuse bias and
 // activation. A filter fed at run time runs the reference tap loop, which
-// is also their specification.
+// is also their specification. An input scale goes into a copy of the
+// packed im2col filter's rows at each Run (one scale for every image, one
+// group), else into a scaled copy of the input.
 
+#include "mace/core/int_math.h"
+#include "mace/kernels/binary_channels.h"
 #include "mace/kernels/conv_im2col.h"
 #include "mace/kernels/winograd.h"
 #include "mace/kernels/winograd_1d.h"
@@ -42,9 +50,10 @@ class Conv2dOp : public Operation {
   MaceStatus Prepare(OpContext *context) override {
     MACE_RETURN_IF_ERROR(CheckNhwc(*context));
     MACE_RETURN_IF_ERROR(ParseActivation(*context, true, &activation_));
-    MACE_RETURN_IF_ERROR(ReadFusedAdd(*context, &fused_add_));
-    MACE_RETURN_IF_ERROR(
-        ExpectWeightedOpInputs(*context, activation_, "filter", fused_add_));
+    MACE_RETURN_IF_ERROR(ReadFlag(*context, "fused_add", &fused_add_));
+    MACE_RETURN_IF_ERROR(ReadFlag(*context, "input_scale", &input_scale_));
+    MACE_RETURN_IF_ERROR(ExpectWeightedOpInputs(*context, activation_, "filter",
+                                                fused_add_, input_scale_));
     MACE_RETURN_IF_ERROR(context->ExpectOutputCount(1));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 0, "input"));
     MACE_RETURN_IF_ERROR(CheckFloat4D(*context, 1, "filter"));
@@ -60,6 +69,9 @@ class Conv2dOp : public Operation {
     if (fused_add_) {
       MACE_RETURN_IF_ERROR(CheckAddend(*context));
     }
+    if (input_scale_) {
+      MACE_RETURN_IF_ERROR(CheckInputScale(*context));
+    }
     int winograd = -1;
     MACE_RETURN_IF_ERROR(context->args().GetInt("winograd", -1, &winograd));
     if (winograd != -1 && winograd != 0 && winograd != 2 && winograd != 4 &&
@@ -67,9 +79,12 @@ class Conv2dOp : public Operation {
       return context->InvalidArgs("argument 'winograd' must be -1 (automatic)",
                                   ", 0 (never), 2, 4 or 6, is ", winograd);
     }
-    MACE_RETURN_IF_ERROR(PrepareKernel(context, winograd));
+    int64_t kernel_scratch_bytes = 0;
+    MACE_RETURN_IF_ERROR(
+        PrepareKernel(context, winograd, &kernel_scratch_bytes));
     // Only the reference path reads the taps.
     if (!Packed()) BuildForwardTaps(dims_, window_, pads_, &rows_, &cols_);
+    context->RequestScratch(PlanInputScale(*context, kernel_scratch_bytes));
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -82,6 +97,15 @@ class Conv2dOp : public Operation {
     const float *addend =
         fused_add_ ? context->input(context->num_inputs() - 1).data<float>()
                    : nullptr;
+    float *scratch = context->scratch<float>();
+    const float *input = context->input(0).data<float>();
+    const float *scale =
+        input_scale_ ? context->input(ScaleIndex()).data<float>() : nullptr;
+    if (scale_mode_ == ScaleMode::kInputCopy) {
+      float *scaled = scratch + scale_offset_;
+      ScaleInputChannels(input, scale, scaled, context->thread_pool());
+      input = scaled;
+    }
     if (Packed()) {
       // Pixels of a Concat's input written in place lie further apart
       // (WritesStridedOutput excludes the addend, laid out packed).
@@ -100,8 +124,6 @@ class Conv2dOp : public Operation {
       };
       const kernels::SgemmEpilogue epilogue(activate);
       const bool activated = act.type != ActivationType::kNoop;
-      const float *input = context->input(0).data<float>();
-      float *scratch = context->scratch<float>();
       const kernels::SgemmEpilogue *winograd_epilogue =
           activated || addend != nullptr ? &epilogue : nullptr;
       if (winograd_.initialized()) {
@@ -115,19 +137,27 @@ class Conv2dOp : public Operation {
         // epilogue pass over each finished block.
         float clamp[2];
         const bool clamped = ToClampBounds(act, clamp);
-        im2col_.Run(input, bias, clamped ? clamp : nullptr, addend, output,
-                    out_stride, scratch, context->thread_pool(),
-                    activated && !clamped ? &epilogue : nullptr);
+        const kernels::SgemmEpilogue *im2col_epilogue =
+            activated && !clamped ? &epilogue : nullptr;
+        if (scale_mode_ == ScaleMode::kFilterRows) {
+          im2col_.RunScaledInput(input, scale, bias, clamped ? clamp : nullptr,
+                                 addend, output, out_stride, scratch,
+                                 context->thread_pool(), im2col_epilogue);
+        } else {
+          im2col_.Run(input, bias, clamped ? clamp : nullptr, addend, output,
+                      out_stride, scratch, context->thread_pool(),
+                      im2col_epilogue);
+        }
       }
       return MaceStatus::MACE_SUCCESS;
     }
     if (!fused_add_) {
-      GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
+      GroupedConvByTaps(dims_, rows_, cols_, input,
                         context->input(1).data<float>(), bias, activation_,
                         output, context->thread_pool(), slope);
       return MaceStatus::MACE_SUCCESS;
     }
-    GroupedConvByTaps(dims_, rows_, cols_, context->input(0).data<float>(),
+    GroupedConvByTaps(dims_, rows_, cols_, input,
                       context->input(1).data<float>(), bias, Activation(),
                       output, context->thread_pool());
     ActivateBlock(activation_, slope, 0, output,
@@ -158,15 +188,88 @@ class Conv2dOp : public Operation {
   }
 
  private:
-  static MaceStatus ReadFusedAdd(const OpContext &context, bool *fused_add) {
+  // How Run applies an input scale.
+  enum class ScaleMode {
+    kNone,
+    // Into a copy of the packed im2col filter's rows.
+    kFilterRows,
+    // Into a copy of the input, as the Eltwise op would have made it: a
+    // scale per image, a large filter, another kernel.
+    kInputCopy,
+  };
+
+  static constexpr int64_t kFloatBytes = sizeof(float);
+
+  // A 0 / 1 argument, 0 when absent.
+  static MaceStatus ReadFlag(const OpContext &context, const char *name,
+                             bool *flag) {
     int value = 0;
-    MACE_RETURN_IF_ERROR(context.args().GetInt("fused_add", 0, &value));
+    MACE_RETURN_IF_ERROR(context.args().GetInt(name, 0, &value));
     if (value != 0 && value != 1) {
-      return context.InvalidArgs("argument 'fused_add' must be 0 or 1, is ",
+      return context.InvalidArgs("argument '", name, "' must be 0 or 1, is ",
                                  value);
     }
-    *fused_add = value == 1;
+    *flag = value == 1;
     return MaceStatus::MACE_SUCCESS;
+  }
+
+  // The input scale's index: after the bias and a PRELU's slope.
+  int ScaleIndex() const {
+    return kWeightedOpSlopeIndex +
+           (activation_.type == ActivationType::kPRelu ? 1 : 0);
+  }
+
+  // The input scale: float [N or 1, 1, 1, Cin].
+  MaceStatus CheckInputScale(const OpContext &context) const {
+    const Tensor &scale = context.input(ScaleIndex());
+    const Shape &shape = scale.shape();
+    const bool fits = scale.dtype() == DT_FLOAT && shape.size() == 4 &&
+                      (shape[0] == 1 || shape[0] == dims_.batch) &&
+                      shape[1] == 1 && shape[2] == 1 && shape[3] == dims_.in_c;
+    if (!fits) {
+      return context.InvalidArgs(
+          "input scale '", scale.name(), "' must be float [", dims_.batch,
+          " or 1, 1, 1, ", dims_.in_c, "], is ", DataTypeName(scale.dtype()),
+          " ", ShapeToString(shape));
+    }
+    return MaceStatus::MACE_SUCCESS;
+  }
+
+  // Chooses how Run applies the input scale; returns the scratch bytes
+  // Run needs, given the kernel's.
+  int64_t PlanInputScale(const OpContext &context,
+                         int64_t kernel_scratch_bytes) {
+    scale_mode_ = ScaleMode::kNone;
+    scale_images_ = 0;
+    if (!input_scale_) return kernel_scratch_bytes;
+    scale_images_ = context.input(ScaleIndex()).dim(0);
+    if (im2col_.initialized() && im2col_.ScalesFilterRows() &&
+        scale_images_ == 1) {
+      scale_mode_ = ScaleMode::kFilterRows;
+      return im2col_.ScaledInputScratchBytes();
+    }
+    // The scaled input follows the kernel's scratch, aligned for its
+    // loads.
+    scale_mode_ = ScaleMode::kInputCopy;
+    scale_offset_ =
+        RoundUp(kernel_scratch_bytes, kCacheLineBytes) / kFloatBytes;
+    return (scale_offset_ +
+            dims_.batch * dims_.in_h * dims_.in_w * dims_.in_c) *
+           kFloatBytes;
+  }
+
+  // scaled = input * scale, the scale's row for each image (or its one
+  // row for all).
+  void ScaleInputChannels(const float *input, const float *scale, float *scaled,
+                          ThreadPool *pool) const {
+    const int64_t image = dims_.in_h * dims_.in_w * dims_.in_c;
+    const int64_t images = scale_images_ == 1 ? 1 : dims_.batch;
+    const int64_t each = scale_images_ == 1 ? dims_.batch * image : image;
+    for (int64_t n = 0; n < images; ++n) {
+      kernels::BinaryChannels(kernels::BinaryKind::kProd, input + n * each,
+                              scale + n * dims_.in_c, dims_.in_c, false,
+                              scaled + n * each, each, pool);
+    }
   }
 
   // The addend of a fused addition: float, of the output's shape.
@@ -182,9 +285,11 @@ class Conv2dOp : public Operation {
     return MaceStatus::MACE_SUCCESS;
   }
 
-  // Packs a constant filter for one of the fast kernels and requests its
-  // scratch; leaves all empty (reference path) for a fed filter.
-  MaceStatus PrepareKernel(OpContext *context, int winograd) {
+  // Packs a constant filter for one of the fast kernels and says the
+  // scratch it needs; leaves all empty (reference path) for a fed filter.
+  MaceStatus PrepareKernel(OpContext *context, int winograd,
+                           int64_t *scratch_bytes) {
+    *scratch_bytes = 0;
     winograd_ = kernels::WinogradConv();
     winograd_1d_ = kernels::Winograd1dConv();
     im2col_ = kernels::Im2colConv();
@@ -205,28 +310,26 @@ class Conv2dOp : public Operation {
                               : 0;
     const float *weights = filter.data<float>();
     bool packed = false;
-    int64_t scratch_bytes = 0;
     if (tile > 0) {
       packed = winograd_.Init(geometry, tile, weights, isa, threads,
                               context->thread_pool(), context->packed_weights(),
                               context->deferred_work());
-      scratch_bytes = winograd_.ScratchBytes();
+      *scratch_bytes = winograd_.ScratchBytes();
     } else if (points_1d > 0) {
       packed = winograd_1d_.Init(
           geometry, weights, isa, threads, context->thread_pool(),
           context->packed_weights(), context->deferred_work(), points_1d);
-      scratch_bytes = winograd_1d_.ScratchBytes();
+      *scratch_bytes = winograd_1d_.ScratchBytes();
     } else {
       packed =
           im2col_.Init(geometry, weights, isa, threads, context->thread_pool(),
                        context->packed_weights(), context->deferred_work());
-      scratch_bytes = im2col_.ScratchBytes();
+      *scratch_bytes = im2col_.ScratchBytes();
     }
     if (!packed) {
       return context->OutOfResources("cannot allocate the packed copy of ",
                                      "filter '", filter.name(), "'");
     }
-    context->RequestScratch(scratch_bytes);
     return MaceStatus::MACE_SUCCESS;
   }
 
@@ -261,6 +364,11 @@ class Conv2dOp : public Operation {
 
   Activation activation_;
   bool fused_add_ = false;
+  bool input_scale_ = false;
+  ScaleMode scale_mode_ = ScaleMode::kNone;
+  int64_t scale_images_ = 0;  // the input scale's first dimension
+  int64_t scale_offset_ = 0;  // kInputCopy: the copy's place in scratch
+
   ConvDims dims_;
   Window2D window_;
   Pads2D pads_;

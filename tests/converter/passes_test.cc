@@ -884,6 +884,185 @@ TEST(FuseResidualAddTest, IsIdempotent) {
       FuseResidualAdd);
 }
 
+// ---- FuseInputScale --------------------------------------------------------
+
+// A squeeze-and-excitation block's end: graph input "x" [batch, 6, 5, 4],
+// its gate "s" [gate_batch, 1, 1, 4] (a graph input: the pass does not
+// look at its producer), their product "mul" and a 1x1 Conv2D "conv" of
+// it with kChannels channels (and bias "b" when `bias`).
+void AddGatedConv(GraphBuilder *graph, bool bias, bool x_first = true,
+                  int64_t batch = 1, int64_t gate_batch = 1) {
+  Input(graph, "x", {batch, 6, 5, 4});
+  Input(graph, "s", {gate_batch, 1, 1, 4});
+  Op(graph, "Eltwise", "mul",
+     x_first ? std::vector<std::string>{"x", "s"}
+             : std::vector<std::string>{"s", "x"},
+     {EltwiseType(kProd)});
+  Constant(graph, "w", {kChannels, 1, 1, 4}, 51);
+  std::vector<std::string> inputs = {"mul", "w"};
+  if (bias) {
+    Constant(graph, "b", {kChannels}, 52);
+    inputs.push_back("b");
+  }
+  Op(graph, "Conv2D", "conv", inputs);
+}
+
+TEST(FuseInputScaleTest, TheConvReadsXAndTakesTheGateAfterItsBias) {
+  for (bool bias : {true, false}) {
+    for (bool x_first : {true, false}) {
+      for (int64_t gate_batch : {1, 2}) {
+        SCOPED_TRACE(std::string(bias ? "bias" : "no bias") +
+                     (x_first ? ", x * s" : ", s * x") + ", gate batch " +
+                     std::to_string(gate_batch));
+        const NetDef net = ExpectRewrite(
+            [&](GraphBuilder *graph) {
+              AddGatedConv(graph, bias, x_first, 2, gate_batch);
+              Output(graph, "conv");
+            },
+            {FuseInputScale}, {"Conv2D"});
+        const OperatorDef &conv = OpAt(net, 0);
+        ASSERT_EQ(conv.input_size(), 4);
+        EXPECT_EQ(conv.input(0), "x");
+        EXPECT_EQ(conv.input(3), "s");
+        ExpectIntArg(net, 0, "input_scale", 1);
+      }
+    }
+  }
+}
+
+// The gate goes after a fused PRELU's slope and before a fused addend,
+// whichever fusion came first.
+TEST(FuseInputScaleTest, KeepsTheSlopeBeforeAndTheAddendAfterTheGate) {
+  const NetDef prelu = ExpectRewrite(
+      [](GraphBuilder *graph) {
+        AddGatedConv(graph, true);
+        Constant(graph, "slope", {kChannels}, 53);
+        Op(graph, "Activation", "prelu", {"conv", "slope"},
+           {OpArg::String("activation", "PRELU")});
+        Output(graph, "prelu");
+      },
+      {FuseActivation, FuseInputScale}, {"Conv2D"});
+  const OperatorDef &conv = OpAt(prelu, 0);
+  ASSERT_EQ(conv.input_size(), 5);
+  EXPECT_EQ(conv.input(3), "slope");
+  EXPECT_EQ(conv.input(4), "s");
+  for (bool add_first : {true, false}) {
+    SCOPED_TRACE(add_first ? "addend fused first" : "gate fused first");
+    const NetDef net = ExpectRewrite(
+        [](GraphBuilder *graph) {
+          AddGatedConv(graph, false);
+          Input(graph, "r", {1, 6, 5, kChannels});
+          Op(graph, "Eltwise", "add", {"conv", "r"}, {EltwiseType(kSum)});
+          Op(graph, "Activation", "relu", {"add"},
+             {OpArg::String("activation", "RELU")});
+          Output(graph, "relu");
+        },
+        add_first ? std::vector<GraphPass>{FuseResidualAdd, FuseInputScale,
+                                           FuseActivation}
+                  : std::vector<GraphPass>{FuseInputScale, FuseResidualAdd,
+                                           FuseActivation},
+        {"Conv2D"});
+    const OperatorDef &fused = OpAt(net, 0);
+    ASSERT_EQ(fused.input_size(), 5);
+    EXPECT_EQ(fused.input(0), "x");
+    EXPECT_EQ(fused.input(3), "s");
+    EXPECT_EQ(fused.input(4), "r");
+    EXPECT_EQ(Activation(fused), "RELU");
+  }
+}
+
+// Graph inputs "x" of `x_shape` and "s" of `s_shape`, Eltwise `type` of
+// them, "w" [kChannels, 1, 1, 4] (constant, or a graph input when `fed`)
+// and a Conv2D of the Eltwise with `conv_args`, the graph's output.
+BuildFn GateThenConv(Shape x_shape, Shape s_shape, int64_t type = kProd,
+                     bool fed = false, std::vector<OpArg> conv_args = {},
+                     Shape w_shape = {kChannels, 1, 1, 4}) {
+  return [=](GraphBuilder *graph) {
+    Input(graph, "x", x_shape);
+    Input(graph, "s", s_shape);
+    Op(graph, "Eltwise", "gate", {"x", "s"}, {EltwiseType(type)});
+    if (fed) {
+      Input(graph, "w", w_shape);
+    } else {
+      Constant(graph, "w", w_shape, 51);
+    }
+    Op(graph, "Conv2D", "conv", {"gate", "w"}, conv_args);
+    Output(graph, "conv");
+  };
+}
+
+TEST(FuseInputScaleTest, SkipsOtherForms) {
+  const Shape x = {1, 6, 5, 4}, gate = {1, 1, 1, 4};
+  const std::vector<BuildFn> builds = {
+      // A second reader of the product.
+      [](GraphBuilder *graph) {
+        AddGatedConv(graph, true);
+        Output(graph, "conv");
+        Output(graph, "mul");
+      },
+      // A 3x3 or grouped convolution; a filter fed at run time.
+      GateThenConv(x, gate, kProd, false, {OpArg::Int("padding", 1)},
+                   {kChannels, 3, 3, 4}),
+      GateThenConv(x, gate, kProd, false, {OpArg::Int("group", 2)},
+                   {kChannels, 1, 1, 2}),
+      GateThenConv(x, gate, kProd, true),
+      // A gate of x's shape, of a row, of another batch; a SUM; x of one
+      // pixel.
+      GateThenConv(x, x),
+      GateThenConv(x, {1, 1, 5, 4}),
+      GateThenConv(x, {2, 1, 1, 4}),
+      GateThenConv(x, gate, kSum),
+      GateThenConv(gate, gate),
+      // The product also the conv's addend.
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 6, 5, 4});
+        Input(graph, "s", {1, 1, 1, 4});
+        Op(graph, "Eltwise", "mul", {"x", "s"}, {EltwiseType(kProd)});
+        Constant(graph, "w", {4, 1, 1, 4}, 51);
+        Constant(graph, "b", {4}, 52);
+        Op(graph, "Conv2D", "conv", {"mul", "w", "b", "mul"},
+           {OpArg::Int("fused_add", 1)});
+        Output(graph, "conv");
+      },
+      // A scalar operand.
+      [](GraphBuilder *graph) {
+        Input(graph, "x", {1, 6, 5, 4});
+        Op(graph, "Eltwise", "mul", {"x"},
+           {EltwiseType(kProd), OpArg::Float("scalar_input", 2.0f)});
+        Constant(graph, "w", {kChannels, 1, 1, 4}, 51);
+        Op(graph, "Conv2D", "conv", {"mul", "w"});
+        Output(graph, "conv");
+      },
+  };
+  for (size_t i = 0; i < builds.size(); ++i) {
+    SCOPED_TRACE("form " + std::to_string(i));
+    ExpectUnchanged(builds[i], FuseInputScale);
+  }
+}
+
+// A PRELU after the gated conv has no place before the gate.
+TEST(FuseInputScaleTest, LaterPReluStaysAnActivation) {
+  ExpectUnchanged(
+      [](GraphBuilder *graph) {
+        AddGatedConv(graph, true);
+        EXPECT_EQ(FuseInputScale(graph), MaceStatus::MACE_SUCCESS);
+        Constant(graph, "slope", {kChannels}, 54);
+        Op(graph, "Activation", "prelu", {"conv", "slope"},
+           {OpArg::String("activation", "PRELU")});
+        Output(graph, "prelu");
+      },
+      FuseActivation);
+}
+
+TEST(FuseInputScaleTest, IsIdempotent) {
+  ExpectIdempotent(
+      [](GraphBuilder *graph) {
+        AddGatedConv(graph, false, false);
+        Output(graph, "conv");
+      },
+      FuseInputScale);
+}
+
 // ---- FuseGelu
 // ----------------------------------------------------------------
 

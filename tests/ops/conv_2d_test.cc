@@ -543,23 +543,35 @@ namespace mace {
 namespace test {
 namespace {
 
-// With `fused_add`, the last input (the addend, of the output's shape) is
-// added before the activation: y = act(conv(x) + b + addend). Runs the
-// spec with an addend and, for PRELU, a slope before it.
-void CheckConvWithAddend(const ConvSpec &s, int threads, double per_term) {
+// The fused inputs after the bias (and a PRELU's slope): with
+// `input_scale`, a scale of the input's channels [scale_images, 1, 1,
+// Cin] (one row for every image, or one an image; scale_images 0: none);
+// with `fused_add`, the addend, of the output's shape, last:
+// y = act(conv(x * scale) + b + addend).
+void CheckConvWithFusedInputs(const ConvSpec &s, int threads, double per_term,
+                              bool with_addend, int64_t scale_images = 0) {
+  const int64_t cin = s.input[3];
   const std::vector<int64_t> w_shape = {s.out_c, s.kernel_h, s.kernel_w,
-                                        s.input[3] / s.group};
+                                        cin / s.group};
   const auto x = RandomFloats(Product(s.input), -1, 1, 81);
   const auto w = RandomFloats(Product(w_shape), -1, 1, 82);
   const auto b = RandomFloats(s.out_c, -1, 1, 83);
   const auto slope = RandomFloats(s.out_c, 0.0f, 0.5f, 84);
+  const auto scale =
+      RandomFloats(std::max<int64_t>(scale_images, 1) * cin, -2, 2, 86);
+  std::vector<float> scaled_x = x;
+  const int64_t image = Product(s.input) / s.input[0];
+  for (size_t i = 0; scale_images > 0 && i < x.size(); ++i) {
+    const int64_t n = scale_images == 1 ? 0 : static_cast<int64_t>(i) / image;
+    scaled_x[i] = x[i] * scale[n * cin + static_cast<int64_t>(i) % cin];
+  }
   ConvSpec linear = s;
   linear.activation.clear();
   std::vector<int64_t> shape;
-  std::vector<double> expected = RefConv(linear, x, w, b, &shape);
+  std::vector<double> expected = RefConv(linear, scaled_x, w, b, &shape);
   const auto addend = RandomFloats(Product(shape), -2, 2, 85);
   for (size_t i = 0; i < expected.size(); ++i) {
-    expected[i] += addend[i];
+    if (with_addend) expected[i] += addend[i];
     expected[i] =
         s.activation == "PRELU"
             ? (expected[i] < 0 ? expected[i] * slope[i % s.out_c] : expected[i])
@@ -573,8 +585,15 @@ void CheckConvWithAddend(const ConvSpec &s, int threads, double per_term) {
     t.Constant("w", w_shape, w).Constant("b", {s.out_c}, b);
   }
   if (s.activation == "PRELU") t.Constant("slope", {s.out_c}, slope);
-  t.Input("addend", shape, addend).Output("y").Threads(threads);
-  t.Arg("fused_add", 1);
+  if (scale_images > 0) {
+    t.Input("scale", {scale_images, 1, 1, cin}, scale);
+    t.Arg("input_scale", 1);
+  }
+  if (with_addend) {
+    t.Input("addend", shape, addend);
+    t.Arg("fused_add", 1);
+  }
+  t.Output("y").Threads(threads);
   AddArgs(s, &t);
   const MaceStatus status = t.Run();
   ASSERT_EQ(status.code(), MaceStatus::MACE_SUCCESS) << status.information();
@@ -597,21 +616,21 @@ TEST(Conv2dTest, FusedAddOnEveryPathMatchesReference) {
         s.activation = activation;
         s.max_limit = 0.5f;
         s.coefficient = 0.1f;
-        CheckConvWithAddend(s, threads, winograd == 6 ? 5e-5 : 1e-5);
+        CheckConvWithFusedInputs(s, threads, winograd == 6 ? 5e-5 : 1e-5, true);
       }
       ConvSpec s = Spec({2, 5, 4, 19}, 70, 1, 1);
       s.activation = activation;
       s.coefficient = 0.1f;
-      CheckConvWithAddend(s, threads, 1e-5);
+      CheckConvWithFusedInputs(s, threads, 1e-5, true);
       s = Spec({1, 9, 8, 12}, 18, 3, 3);
       s.strides = {2, 2};
       s.group = 3;
       s.padding = 1;
       s.activation = activation;
       s.coefficient = 0.1f;
-      CheckConvWithAddend(s, threads, 1e-5);
+      CheckConvWithFusedInputs(s, threads, 1e-5, true);
       s.fed_weights = true;
-      CheckConvWithAddend(s, threads, 1e-5);
+      CheckConvWithFusedInputs(s, threads, 1e-5, true);
     }
   }
 }
@@ -647,6 +666,99 @@ TEST(Conv2dTest, BadFusedAddIsAnError) {
       << missing.information();
   const MaceStatus no_bias = RunFusedAdd(1, {1, 3, 3, 4}, false);
   EXPECT_NE(no_bias.code(), MaceStatus::MACE_SUCCESS);
+}
+
+// Every way the scale is applied: into a small packed filter's rows (1x1
+// read in place, edge column panels of 37 channels; a strided 3x3 gathered
+// into im2col tiles; a strided 1x1 over rows wide enough to go by bands;
+// a batch sharing one scale row), and into a copy of the input (a filter
+// past the size a Run rescales: 300 x 70; one row an image; Winograd;
+// groups; weights fed at run time); with activations clamped in registers
+// and not, PRELU's slope before the scale and an addend after it.
+TEST(Conv2dTest, InputScaleOnEveryPathMatchesReference) {
+  struct Case {
+    ConvSpec spec;
+    int64_t scale_images;
+  };
+  std::vector<Case> cases;
+  cases.push_back({Spec({1, 9, 7, 19}, 37, 1, 1), 1});
+  ConvSpec strided = Spec({1, 9, 8, 12}, 18, 3, 3);
+  strided.strides = {2, 2};
+  strided.padding = 1;
+  cases.push_back({strided, 1});
+  ConvSpec wide = Spec({1, 3, 140, 8}, 16, 1, 1);
+  wide.strides = {2, 2};
+  cases.push_back({wide, 1});
+  cases.push_back({Spec({2, 5, 4, 19}, 37, 1, 1), 1});
+  cases.push_back({Spec({1, 5, 4, 300}, 70, 1, 1), 1});
+  cases.push_back({Spec({2, 5, 4, 19}, 37, 1, 1), 2});
+  ConvSpec winograd = Spec({1, 9, 7, 19}, 37, 3, 3);
+  winograd.padding = 1;
+  winograd.winograd = 2;
+  cases.push_back({winograd, 1});
+  ConvSpec grouped = strided;
+  grouped.group = 3;
+  cases.push_back({grouped, 1});
+  ConvSpec fed = strided;
+  fed.fed_weights = true;
+  cases.push_back({fed, 1});
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (const char *activation : {"", "RELU", "LEAKYRELU", "PRELU"}) {
+      for (bool with_addend : {false, true}) {
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE("case " + std::to_string(i) + " " + activation +
+                       (with_addend ? " addend" : "") + " threads " +
+                       std::to_string(threads));
+          ConvSpec s = cases[i].spec;
+          s.activation = activation;
+          s.coefficient = 0.1f;
+          // The scale goes into the filter (a product rounded
+          // differently) or the input, of range 2: twice a product's error.
+          CheckConvWithFusedInputs(s, threads, 4e-5, with_addend,
+                                   cases[i].scale_images);
+        }
+      }
+    }
+  }
+}
+
+// Runs a 1x1 Conv2D of x [2, 4, 4, 3] with input_scale = `input_scale`
+// whose inputs are x, w, b and, when `scale_shape` is not empty, a scale
+// of that shape.
+MaceStatus RunInputScale(int input_scale,
+                         const std::vector<int64_t> &scale_shape) {
+  OpTester t("Conv2D", "conv");
+  t.Input("x", {2, 4, 4, 3}, RandomFloats(96))
+      .Constant("w", {5, 1, 1, 3}, RandomFloats(15))
+      .Constant("b", {5}, RandomFloats(5));
+  if (!scale_shape.empty()) {
+    t.Input("scale", scale_shape, RandomFloats(Product(scale_shape)));
+  }
+  t.Output("y").Arg("input_scale", input_scale);
+  return t.Run();
+}
+
+TEST(Conv2dTest, BadInputScaleIsAnError) {
+  ASSERT_EQ(RunInputScale(1, {1, 1, 1, 3}).code(), MaceStatus::MACE_SUCCESS);
+  ASSERT_EQ(RunInputScale(1, {2, 1, 1, 3}).code(), MaceStatus::MACE_SUCCESS);
+  const MaceStatus bad_value = RunInputScale(2, {1, 1, 1, 3});
+  EXPECT_NE(bad_value.information().find("'input_scale' must be 0 or 1"),
+            std::string::npos)
+      << bad_value.information();
+  for (const std::vector<int64_t> &shape : std::vector<std::vector<int64_t>>{
+           {1, 1, 1, 4}, {3, 1, 1, 3}, {1, 4, 4, 3}, {1, 3}}) {
+    const MaceStatus wrong_shape = RunInputScale(1, shape);
+    EXPECT_NE(wrong_shape.code(), MaceStatus::MACE_SUCCESS);
+    EXPECT_NE(wrong_shape.information().find(
+                  "input scale 'scale' must be float [2 or 1, 1, 1, 3]"),
+              std::string::npos)
+        << wrong_shape.information();
+  }
+  const MaceStatus missing = RunInputScale(1, {});
+  EXPECT_NE(missing.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(missing.information().find("an input scale needs 4 inputs"),
+            std::string::npos)
+      << missing.information();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mace/core/cpu_info.h"
@@ -36,14 +37,9 @@ struct Problem {
   std::vector<double> magnitude;  // |A| * |B|, for the error bound
 };
 
-Problem MakeProblem(int64_t m, int64_t n, int64_t k, std::mt19937 *rng) {
-  Problem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.a = RandomVector(m * k, rng);
-  p.b_kn = RandomVector(k * n, rng);
-  p.bias = RandomVector(n, rng);
+// `p` with b_nk, product and magnitude made from its a and b_kn.
+Problem MakeProblemFrom(Problem p) {
+  const int64_t m = p.m, n = p.n, k = p.k;
   p.b_nk.resize(n * k);
   for (int64_t kk = 0; kk < k; ++kk) {
     for (int64_t j = 0; j < n; ++j) p.b_nk[j * k + kk] = p.b_kn[kk * n + j];
@@ -60,6 +56,17 @@ Problem MakeProblem(int64_t m, int64_t n, int64_t k, std::mt19937 *rng) {
     }
   }
   return p;
+}
+
+Problem MakeProblem(int64_t m, int64_t n, int64_t k, std::mt19937 *rng) {
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.a = RandomVector(m * k, rng);
+  p.b_kn = RandomVector(k * n, rng);
+  p.bias = RandomVector(n, rng);
+  return MakeProblemFrom(std::move(p));
 }
 
 // Checks c (m x n, row stride ldc) against the float64 product (+ bias).
@@ -192,6 +199,59 @@ TEST(SgemmTest, PackingWritesPadColumnsOverDirtyMemory) {
            ++col) {
         ASSERT_EQ(std::isnan(memory[packed.Offset(0, col)]), col < n)
             << SgemmIsaName(isa) << " n " << n << " col " << col;
+      }
+    }
+  }
+}
+
+// Row r of the scaled copy is row r of B times scale[r % period], every
+// pad column zero (an infinite factor included), the source untouched;
+// multiplying A by it is A * diag(scale) * B.
+TEST(SgemmTest, ScaledRowsAreTheRowsTimesTheirFactors) {
+  std::mt19937 rng(12);
+  for (SgemmIsa isa : AvailableSgemmIsas()) {
+    for (int64_t n : {int64_t{1}, int64_t{16}, int64_t{45}, int64_t{70}}) {
+      for (int64_t period : {int64_t{13}, int64_t{5}}) {
+        const int64_t k = period == 13 ? 13 : 15, m = 7;
+        const Problem p = MakeProblem(m, n, k, &rng);
+        std::vector<float> scale = RandomVector(period, &rng);
+        scale[period - 1] = INFINITY;
+        PackedMatrixB packed;
+        PackB(p.b_kn.data(), k, n, false, isa, &packed);
+        const std::vector<float> before(packed.values,
+                                        packed.values + packed.size());
+        std::vector<float> memory(PackedBSize(k, n, isa), NAN);
+        PackedMatrixB scaled;
+        ScalePackedBRows(packed, scale.data(), period, memory.data(), &scaled);
+        ASSERT_EQ(scaled.values, memory.data());
+        ASSERT_EQ(scaled.isa, packed.isa);
+        ASSERT_EQ(scaled.nr, packed.nr);
+        EXPECT_TRUE(std::equal(before.begin(), before.end(), packed.values));
+        for (int64_t col = 0; col < (n + packed.nr - 1) / packed.nr * packed.nr;
+             ++col) {
+          for (int64_t row = 0; row < k; ++row) {
+            const float want =
+                col < n ? p.b_kn[row * n + col] * scale[row % period] : 0.0f;
+            ASSERT_EQ(memory[scaled.Offset(row, col)], want)
+                << SgemmIsaName(isa) << " n " << n << " (" << row << ", " << col
+                << ")";
+          }
+        }
+        // A * diag(scale) * B, with finite factors this time.
+        scale[period - 1] = 0.5f;
+        ScalePackedBRows(packed, scale.data(), period, memory.data(), &scaled);
+        Problem scaled_a = p;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t kk = 0; kk < k; ++kk) {
+            scaled_a.a[i * k + kk] = p.a[i * k + kk] * scale[kk % period];
+          }
+        }
+        scaled_a = MakeProblemFrom(scaled_a);
+        std::vector<float> c(m * n, NAN);
+        Sgemm(m, n, k, p.a.data(), k, scaled, nullptr, c.data(), n, nullptr);
+        ExpectMatches(
+            scaled_a, c.data(), n, false,
+            std::string(SgemmIsaName(isa)) + " scaled n " + std::to_string(n));
       }
     }
   }

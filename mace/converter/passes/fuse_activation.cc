@@ -28,12 +28,13 @@ bool AcceptsActivation(const OperatorDef &op) {
 }
 
 // Ops whose kernels take a fused PRELU's slope as their last input (a
-// fused addend is a Conv2D's last input: no slope after it).
+// Conv2D's input scale and fused addend come after the slope: none may be
+// there yet).
 bool AcceptsPRelu(const OperatorDef &op) {
   static const std::set<std::string> kTypes = {
       "Conv2D", "DepthwiseConv2d", "Deconv2D", "DepthwiseDeconv2d",
       "FullyConnected", "BatchNorm"};
-  return kTypes.count(op.type()) > 0 && !HasFusedAdd(op);
+  return kTypes.count(op.type()) > 0 && !HasFusedAdd(op) && !HasInputScale(op);
 }
 
 bool IsFusibleActivation(const OperatorDef &op) {
@@ -61,10 +62,7 @@ void AppendSlope(GraphBuilder *graph, OperatorDef *op, int64_t channels,
                  const std::string &slope) {
   if (op->type() != "BatchNorm" &&
       BiasIndex(*graph, *op) >= op->input_size()) {
-    const std::string bias = graph->UniqueName(op->name() + "__zero_bias");
-    graph->AddConstant(bias, {channels},
-                       std::vector<float>(static_cast<size_t>(channels), 0.0f));
-    op->add_input(bias);
+    op->add_input(AddZeroBias(graph, *op, channels));
   }
   op->add_input(slope);
 }

@@ -70,11 +70,7 @@ bool LargeEnough(const GraphBuilder &graph, const std::string &tensor) {
 // The op's bias, or a new zero constant of `channels` values.
 std::string BiasOf(GraphBuilder *graph, const OperatorDef &op,
                    int64_t channels) {
-  if (op.input_size() >= 3) return op.input(2);
-  const std::string bias = graph->UniqueName(op.name() + "__zero_bias");
-  graph->AddConstant(bias, {channels},
-                     std::vector<float>(static_cast<size_t>(channels)));
-  return bias;
+  return op.input_size() >= 3 ? op.input(2) : AddZeroBias(graph, op, channels);
 }
 
 MaceStatus TryFuse(GraphBuilder *graph, size_t index,

@@ -59,17 +59,11 @@ MaceStatus TryFuse(GraphBuilder *graph, size_t sum,
     }
     OperatorDef fused_op = ops[conv];
     if (fused_op.input_size() < 3) {
-      const int64_t channels = graph->Find(operand)->dim(-1);
-      const std::string bias =
-          graph->UniqueName(fused_op.name() + "__zero_bias");
-      graph->AddConstant(bias, {channels},
-                         std::vector<float>(static_cast<size_t>(channels)));
-      fused_op.add_input(bias);
+      fused_op.add_input(
+          AddZeroBias(graph, fused_op, graph->Find(operand)->dim(-1)));
     }
     fused_op.add_input(addend);
-    Argument *arg = fused_op.add_arg();
-    arg->set_name(kFusedAddArg);
-    arg->set_i(1);
+    SetIntArg(&fused_op, kFusedAddArg, 1);
     fused_op.set_output(0, ops[sum].output(0));
     RecordFusion(ops[sum], &fused_op);
     ops[sum] = std::move(fused_op);

@@ -151,6 +151,18 @@ bool HasFusedAdd(const OperatorDef &op) {
   return IntArg(op, kFusedAddArg, 0) != 0;
 }
 
+std::string AddZeroBias(GraphBuilder *graph, const OperatorDef &op,
+                        int64_t channels) {
+  const std::string bias = graph->UniqueName(op.name() + "__zero_bias");
+  graph->AddConstant(bias, {channels},
+                     std::vector<float>(static_cast<size_t>(channels), 0.0f));
+  return bias;
+}
+
+bool HasInputScale(const OperatorDef &op) {
+  return IntArg(op, kInputScaleArg, 0) != 0;
+}
+
 bool IsWeightedOp(const OperatorDef &op, bool with_fully_connected) {
   const std::string &type = op.type();
   return ((type == "Conv2D" && !HasFusedAdd(op)) || type == "DepthwiseConv2d" ||

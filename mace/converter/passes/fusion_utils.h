@@ -68,6 +68,16 @@ void ReplaceWithActivation(const std::string &input,
 // before the activation (fuse_residual_add.cc).
 constexpr char kFusedAddArg[] = "fused_add";
 bool HasFusedAdd(const OperatorDef &op);
+// Conv2D's argument saying that an input after its bias (and PRELU slope)
+// scales its input's channels (fuse_input_scale.cc).
+constexpr char kInputScaleArg[] = "input_scale";
+bool HasInputScale(const OperatorDef &op);
+
+// A new constant of `channels` zeros named after `op`, returned by name:
+// the bias a fusion gives an op without one, so that the inputs it appends
+// (a slope, a scale, an addend) find their places.
+std::string AddZeroBias(GraphBuilder *graph, const OperatorDef &op,
+                        int64_t channels);
 
 // Where a weighted op's bias input is, or would be appended: the
 // deconvolutions may carry TensorFlow's int32 output_shape as input 2,

@@ -31,6 +31,8 @@ const std::vector<NamedPass> &DefaultPasses() {
       // stops), before fuse_activation moves the ReLU after the sum in.
       {"fuse_residual_add", FuseResidualAdd},
       {"fuse_activation", FuseActivation},
+      // After fuse_activation: a PRELU's slope goes before the scale.
+      {"fuse_input_scale", FuseInputScale},
       // Last: both ops carry their activations by now.
       {"fuse_pointwise_depthwise", FusePointwiseDepthwise},
   };

@@ -76,6 +76,10 @@ MaceStatus FuseResidualAdd(GraphBuilder *graph);
 // input) into Conv2D, DepthwiseConv2d, Deconv2D, DepthwiseDeconv2d,
 // FullyConnected and BatchNorm.
 MaceStatus FuseActivation(GraphBuilder *graph);
+// Eltwise PROD of x [N, H, W, C] and a per-channel scale [N or 1, 1, 1, C]
+// that only a 1x1 ungrouped Conv2D reads → that Conv2D on x with
+// `input_scale` (a small filter's rows are scaled at each Run instead).
+MaceStatus FuseInputScale(GraphBuilder *graph);
 // A 1x1 Conv2D whose large output only a DepthwiseConv2d reads → one
 // PointwiseDepthwiseConv2d computing that output in strips, in cache.
 MaceStatus FusePointwiseDepthwise(GraphBuilder *graph);

@@ -146,15 +146,17 @@ void ActivateBlock(const Activation &act, const PReluSlope &slope, int64_t col0,
 
 MaceStatus ExpectWeightedOpInputs(const OpContext &context,
                                   const Activation &act,
-                                  const char *weight_name, bool fused_addend) {
+                                  const char *weight_name, bool fused_addend,
+                                  bool input_scale) {
   const bool prelu = act.type == ActivationType::kPRelu;
-  if (fused_addend) {
-    const int expected = prelu ? 5 : 4;
+  if (fused_addend || input_scale) {
+    const int expected = 3 + prelu + input_scale + fused_addend;
     if (context.num_inputs() != expected) {
-      return context.InvalidArgs("a fused addition needs ", expected,
-                                 " inputs (input, ", weight_name, ", bias",
-                                 prelu ? ", slope" : "", ", addend), got ",
-                                 context.num_inputs());
+      return context.InvalidArgs(
+          fused_addend ? "a fused addition" : "an input scale", " needs ",
+          expected, " inputs (input, ", weight_name, ", bias",
+          prelu ? ", slope" : "", input_scale ? ", input scale" : "",
+          fused_addend ? ", addend" : "", "), got ", context.num_inputs());
     }
     return MaceStatus::MACE_SUCCESS;
   }

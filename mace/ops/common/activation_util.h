@@ -73,13 +73,15 @@ MaceStatus CheckFusedPReluSlope(const OpContext &context, const Activation &act,
 constexpr int kWeightedOpSlopeIndex = 3;
 
 // Checks such an op's input count: 2 or 3 inputs, or exactly 4 (input,
-// `weight_name`, bias, slope) when `act` is PRELU; with a fused addend
-// (Conv2D's `fused_add`), the bias is required and the addend follows as
-// the last input.
+// `weight_name`, bias, slope) when `act` is PRELU; with a scale of the
+// input's channels (Conv2D's `input_scale`) or a fused addend (its
+// `fused_add`), the bias is required, the scale follows the slope and the
+// addend comes last.
 MaceStatus ExpectWeightedOpInputs(const OpContext &context,
                                   const Activation &act,
                                   const char *weight_name,
-                                  bool fused_addend = false);
+                                  bool fused_addend = false,
+                                  bool input_scale = false);
 
 // The slope a kernel reads at Run: input `slope_index` when `act` is
 // PRELU, empty otherwise.
