@@ -4,6 +4,8 @@
 #include <functional>
 #include <utility>
 
+#include "mace/core/int_math.h"
+
 namespace mace {
 namespace {
 
@@ -13,10 +15,6 @@ constexpr int64_t kMinChunkBytes = int64_t{64} << 10;
 // A chunk's unused tail costs nothing until touched, but at most this much
 // address space is reserved ahead.
 constexpr int64_t kMaxChunkBytes = int64_t{64} << 20;
-
-int64_t RoundUp(int64_t value, int64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
 
 // Packing can take more than the weights (Winograd's transformed filters
 // 1.8-4x): a quarter more keeps a model that packs little in one chunk.
