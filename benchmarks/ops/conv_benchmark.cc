@@ -11,8 +11,10 @@
 // kernels). /add runs the engine's choice with a residual addend fused
 // (`fused_add`, fed as an input the size of the output), as ResNet's
 // last 1x1 of a block runs. /swish fuses a SWISH (SiLU) activation, as
-// EfficientNet's convolutions run. Registered at start-up; op_benchmark.cc has
-// the main.
+// EfficientNet's convolutions run. /gate takes a squeeze-and-excitation
+// gate of the input's channels (`input_scale`, fed as a [1, 1, 1, Cin]
+// input), as EfficientNet's and MobileNet-v3's projections run.
+// Registered at start-up; op_benchmark.cc has the main.
 
 #include <string>
 #include <vector>
@@ -36,6 +38,7 @@ struct Variant {
   bool reference;
   bool fused_add = false;
   const char *activation = nullptr;  // fused, by its name in the `activation` arg
+  bool input_scale = false;
 };
 
 int64_t OutSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
@@ -62,6 +65,12 @@ void BenchConv(benchmark::State &state, const ConvShape &s, const Variant &v) {
   const int64_t out_h = OutSize(s.h, s.kh, s.stride, s.dilation, s.same);
   const int64_t out_w = OutSize(s.w, s.kw, s.stride, s.dilation, s.same);
   std::vector<std::string> op_inputs = {"x", "w", "b"};
+  if (v.input_scale) {
+    const std::vector<int64_t> scale_shape = {1, 1, 1, s.c};
+    builder.AddInput("s", scale_shape);
+    inputs.push_back({"s", scale_shape});
+    op_inputs.push_back("s");
+  }
   if (v.fused_add) {
     const std::vector<int64_t> addend_shape = {s.n, out_h, out_w, s.out_c};
     builder.AddInput("a", addend_shape);
@@ -74,6 +83,7 @@ void BenchConv(benchmark::State &state, const ConvShape &s, const Variant &v) {
   if (s.same) ModelBuilder::AddIntArg(op, "padding", 1);
   ModelBuilder::AddIntArg(op, "winograd", v.winograd);
   if (v.fused_add) ModelBuilder::AddIntArg(op, "fused_add", 1);
+  if (v.input_scale) ModelBuilder::AddIntArg(op, "input_scale", 1);
   if (v.activation != nullptr) {
     ModelBuilder::AddStringArg(op, "activation", v.activation);
   }
@@ -169,6 +179,13 @@ bool RegisterConvBenchmarks() {
   Register({1, 3, 224, 224, 3, 3, 2, 1, true, 32}, {kSwish});
   Register({1, 16, 112, 112, 1, 1, 1, 1, false, 96}, {kAuto, kSwish});
   Register({1, 24, 56, 56, 1, 1, 1, 1, false, 144}, {kAuto, kSwish});
+  // Its gated projections: 32 -> 16 on 112x112 and 144 -> 24 on 56x56
+  // (the filter's rows scaled at each run), 672 -> 112 on 14x14 (the
+  // input scaled into scratch).
+  const Variant kGate{"/gate", -1, false, false, nullptr, true};
+  Register({1, 32, 112, 112, 1, 1, 1, 1, false, 16}, {kAuto, kGate});
+  Register({1, 144, 56, 56, 1, 1, 1, 1, false, 24}, {kAuto, kGate});
+  Register({1, 672, 14, 14, 1, 1, 1, 1, false, 112}, {kAuto, kGate});
   // GoogLeNet: the 5x5 of inception (3b), 32 -> 96 on 28x28.
   Register({1, 32, 28, 28, 5, 5, 1, 1, true, 96}, kWinograd5x5);
   // DeepLab-style dilated 3x3.
