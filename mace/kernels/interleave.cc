@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mace/kernels/interleave_impl.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__aarch64__)
@@ -56,6 +58,16 @@ inline void Transpose4x4(const float *src, int64_t src_stride, float *dst,
 
 void InterleaveThreePlanes(const float *src, int64_t plane, int64_t rows,
                            float *dst) {
+  InterleaveThreePlanes(SelectedVectorIsa(), src, plane, rows, dst);
+}
+
+void InterleaveThreePlanes(VectorIsa isa, const float *src, int64_t plane,
+                           int64_t rows, float *dst) {
+  KernelsFor<InterleaveKernels>(isa).three_planes(src, plane, rows, dst);
+}
+
+void InterleaveThreePlanesBaseline(const float *src, int64_t plane,
+                                   int64_t rows, float *dst) {
   const float *a = src;
   const float *b = src + plane;
   const float *c = src + 2 * plane;

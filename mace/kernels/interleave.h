@@ -7,14 +7,21 @@
 
 #include <cstdint>
 
+#include "mace/kernels/activation.h"
+
 namespace mace {
 namespace kernels {
 
-// dst[3 * r + j] = src[j * plane + r] for r < rows and j < 3. SSE2 on
-// x86-64 and NEON on aarch64 (both always present there), a plain loop
+// dst[3 * r + j] = src[j * plane + r] for r < rows and j < 3. AVX-512
+// permutes where the CPU has them (SelectedVectorIsa), else SSE2 on x86-64
+// and NEON on aarch64 (both always present there), a plain loop
 // elsewhere; values are moved bit for bit.
 void InterleaveThreePlanes(const float *src, int64_t plane, int64_t rows,
                            float *dst);
+// As above with the kernels of `isa` (tests; the generic ones where this
+// build has none).
+void InterleaveThreePlanes(VectorIsa isa, const float *src, int64_t plane,
+                           int64_t rows, float *dst);
 
 // dst[r * dst_stride + j] = src[j * src_stride + r] for r < rows and
 // j < cols: `cols` source rows become columns. In 4 x 4 blocks of SSE2 or

@@ -9,15 +9,16 @@
 #include <random>
 #include <vector>
 
+#include "mace/kernels/activation.h"
 #include "mace/kernels/interleave.h"
 
 namespace mace {
 namespace kernels {
 namespace {
 
-TEST(InterleaveKernelTest, ThreePlanesMatchAPlainLoopBitForBit) {
+void ExpectThreePlanesMatch(VectorIsa isa, bool through_default) {
   std::mt19937 rng(3);
-  for (int64_t rows = 0; rows <= 37; ++rows) {
+  for (int64_t rows = 0; rows <= 53; ++rows) {
     const int64_t plane = rows + 5;  // planes need not be adjacent
     std::vector<uint32_t> bits(3 * plane);
     for (auto &b : bits) b = static_cast<uint32_t>(rng());
@@ -30,7 +31,11 @@ TEST(InterleaveKernelTest, ThreePlanesMatchAPlainLoopBitForBit) {
     std::vector<float> dst(3 * rows + 1, 0.0f);
     const float guard = 12345.0f;
     dst.back() = guard;
-    InterleaveThreePlanes(src.data(), plane, rows, dst.data());
+    if (through_default) {
+      InterleaveThreePlanes(src.data(), plane, rows, dst.data());
+    } else {
+      InterleaveThreePlanes(isa, src.data(), plane, rows, dst.data());
+    }
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t j = 0; j < 3; ++j) {
         uint32_t got;
@@ -40,6 +45,19 @@ TEST(InterleaveKernelTest, ThreePlanesMatchAPlainLoopBitForBit) {
       }
     }
     EXPECT_EQ(dst.back(), guard) << "wrote past the output, rows " << rows;
+  }
+}
+
+// Every ISA's kernel (AVX-512's in blocks of 16 pixels), on every size up
+// to past three blocks, and the default entry point.
+TEST(InterleaveKernelTest, ThreePlanesMatchAPlainLoopBitForBit) {
+  {
+    SCOPED_TRACE("the default entry point");
+    ExpectThreePlanesMatch(SelectedVectorIsa(), true);
+  }
+  for (VectorIsa isa : AvailableVectorIsas()) {
+    SCOPED_TRACE(VectorIsaName(isa));
+    ExpectThreePlanesMatch(isa, false);
   }
 }
 
