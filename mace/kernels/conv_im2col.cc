@@ -396,9 +396,14 @@ bool Im2colConv::ScalesFilterRows() const {
   return geo_.groups == 1 && packed_[0].size() <= kMaxScaledFilterFloats;
 }
 
+int64_t Im2colConv::ScaledFilterOffset() const {
+  return RoundUp(ScratchBytes(), kCacheLineBytes) /
+         static_cast<int64_t>(sizeof(float));
+}
+
 int64_t Im2colConv::ScaledInputScratchBytes() const {
-  return RoundUp(ScratchBytes(), kCacheLineBytes) +
-         packed_[0].size() * static_cast<int64_t>(sizeof(float));
+  return (ScaledFilterOffset() + packed_[0].size()) *
+         static_cast<int64_t>(sizeof(float));
 }
 
 void Im2colConv::RunScaledInput(const float *input, const float *channel_scale,
@@ -409,9 +414,7 @@ void Im2colConv::RunScaledInput(const float *input, const float *channel_scale,
                                 const SgemmEpilogue *epilogue) const {
   PackedMatrixB scaled;
   ScalePackedBRows(packed_[0], channel_scale, geo_.in_c,
-                   scratch + RoundUp(ScratchBytes(), kCacheLineBytes) /
-                                 static_cast<int64_t>(sizeof(float)),
-                   &scaled);
+                   scratch + ScaledFilterOffset(), &scaled);
   RunWith(&scaled, input, bias, clamp, addend, output, out_stride, scratch,
           pool, epilogue);
 }

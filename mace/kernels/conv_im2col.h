@@ -157,6 +157,9 @@ class Im2colConv {
     int64_t pixels;
     const float *runs[kMaxWindowRows];
   };
+  // Where in the scratch RunScaledInput puts the scaled filter, in floats:
+  // after Run's own, aligned for the micro-kernels' loads.
+  int64_t ScaledFilterOffset() const;
   // Run with `matrices` (one per group) for the packed filters.
   void RunWith(const PackedMatrixB *matrices, const float *input,
                const float *bias, const float *clamp, const float *addend,

@@ -63,7 +63,13 @@ void InterleaveThreePlanes(const float *src, int64_t plane, int64_t rows,
 
 void InterleaveThreePlanes(VectorIsa isa, const float *src, int64_t plane,
                            int64_t rows, float *dst) {
-  KernelsFor<InterleaveKernels>(isa).three_planes(src, plane, rows, dst);
+#if defined(__x86_64__)
+  if (isa == VectorIsa::kAvx512 && VectorIsaAvailable(isa)) {
+    InterleaveThreePlanesAvx512(src, plane, rows, dst);
+    return;
+  }
+#endif
+  InterleaveThreePlanesBaseline(src, plane, rows, dst);
 }
 
 void InterleaveThreePlanesBaseline(const float *src, int64_t plane,

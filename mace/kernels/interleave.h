@@ -18,8 +18,8 @@ namespace kernels {
 // elsewhere; values are moved bit for bit.
 void InterleaveThreePlanes(const float *src, int64_t plane, int64_t rows,
                            float *dst);
-// As above with the kernels of `isa` (tests; the generic ones where this
-// build has none).
+// As above with the kernel of `isa` (tests; the baseline one where this
+// build or CPU has none of its own).
 void InterleaveThreePlanes(VectorIsa isa, const float *src, int64_t plane,
                            int64_t rows, float *dst);
 

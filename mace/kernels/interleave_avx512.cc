@@ -48,6 +48,8 @@ inline __m512i LoadIndices(const std::array<int, kLanes> &indices) {
   return _mm512_loadu_si512(indices.data());
 }
 
+}  // namespace
+
 void InterleaveThreePlanesAvx512(const float *src, int64_t plane, int64_t rows,
                                  float *dst) {
   const float *a = src;
@@ -75,14 +77,6 @@ void InterleaveThreePlanesAvx512(const float *src, int64_t plane, int64_t rows,
   if (r < rows) {
     InterleaveThreePlanesBaseline(src + r, plane, rows - r, dst + 3 * r);
   }
-}
-
-}  // namespace
-
-template <>
-const InterleaveKernels &IsaKernels<InterleaveKernels, VectorIsa::kAvx512>() {
-  static const InterleaveKernels kKernels{InterleaveThreePlanesAvx512};
-  return kKernels;
 }
 
 }  // namespace kernels

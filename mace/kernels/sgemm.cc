@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mace/core/int_math.h"
 #include "mace/kernels/sgemm_ukernel.h"
 
 namespace mace {
@@ -141,7 +142,7 @@ struct SliceTarget {
 // 1 thread, 0.85-0.90 at 2 (compare_builds, 7-9 processes a run).
 void PrefetchAddendRows(const float *first_row, int64_t ldc, int64_t rows,
                         int64_t floats) {
-  constexpr int64_t kLineFloats = 64 / sizeof(float);
+  constexpr int64_t kLineFloats = kCacheLineBytes / sizeof(float);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t f = 0; f < floats; f += kLineFloats) {
       __builtin_prefetch(first_row + r * ldc + f, 0, 3);

@@ -23,12 +23,6 @@ namespace mace {
 namespace converter {
 namespace {
 
-// A plain two-input PROD: no scalar operand.
-bool IsPlainProduct(const OperatorDef &op) {
-  return IsPlainEltwise(op, EltwiseType::kProd, 2) &&
-         FindArg(op, "scalar_input") == nullptr;
-}
-
 // x [N, H, W, C] and s [N or 1, 1, 1, C], both float, H * W > 1.
 bool IsChannelScale(const GraphBuilder &graph, const std::string &x,
                     const std::string &s) {
@@ -60,7 +54,9 @@ MaceStatus TryFuse(GraphBuilder *graph, size_t product,
                    const ConsumerMap &consumers, bool *fused) {
   *fused = false;
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
-  if (!IsPlainProduct(ops[product])) return MaceStatus::MACE_SUCCESS;
+  if (!IsPlainBinaryEltwise(ops[product], EltwiseType::kProd)) {
+    return MaceStatus::MACE_SUCCESS;
+  }
   const std::string &gated = ops[product].output(0);
   const int conv = SoleConsumer(*graph, consumers, gated);
   if (conv < 0 || static_cast<size_t>(conv) < product ||

@@ -19,12 +19,6 @@ namespace mace {
 namespace converter {
 namespace {
 
-// A plain two-input SUM: no weights, no scalar operand.
-bool IsPlainSum(const OperatorDef &op) {
-  return IsPlainEltwise(op, EltwiseType::kSum, 2) &&
-         FindArg(op, "scalar_input") == nullptr;
-}
-
 // A Conv2D that can take an addend: no activation yet (act(conv) + r is
 // not act(conv + r)) and no addend already.
 bool AcceptsAddend(const OperatorDef &op) {
@@ -44,7 +38,9 @@ MaceStatus TryFuse(GraphBuilder *graph, size_t sum,
                    const ConsumerMap &consumers, bool *fused) {
   *fused = false;
   std::vector<OperatorDef> &ops = *graph->mutable_ops();
-  if (!IsPlainSum(ops[sum])) return MaceStatus::MACE_SUCCESS;
+  if (!IsPlainBinaryEltwise(ops[sum], EltwiseType::kSum)) {
+    return MaceStatus::MACE_SUCCESS;
+  }
   for (int side = 0; side < 2; ++side) {
     const std::string &operand = ops[sum].input(side);
     const std::string &addend = ops[sum].input(1 - side);

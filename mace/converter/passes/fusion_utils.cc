@@ -132,6 +132,10 @@ bool IsPlainEltwise(const OperatorDef &op, EltwiseType type, int inputs) {
          !HasFusedActivation(op);
 }
 
+bool IsPlainBinaryEltwise(const OperatorDef &op, EltwiseType type) {
+  return IsPlainEltwise(op, type, 2) && FindArg(op, "scalar_input") == nullptr;
+}
+
 void ReplaceWithActivation(const std::string &input,
                            const std::string &activation,
                            const OperatorDef &absorbed, OperatorDef *op) {

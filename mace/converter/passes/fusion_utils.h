@@ -56,6 +56,8 @@ void CopyActivationArgsAs(const OperatorDef &from, const std::string &prefix,
 // An Eltwise op of `type` with `inputs` inputs and one output, without
 // SUM weights (`coeff` absent or empty) or a fused activation.
 bool IsPlainEltwise(const OperatorDef &op, EltwiseType type, int inputs);
+// A plain Eltwise `type` of two tensors: no scalar operand either.
+bool IsPlainBinaryEltwise(const OperatorDef &op, EltwiseType type);
 
 // Turns `op` into an Activation `activation` of `input`, keeping its name
 // and output, and records `absorbed` as fused into it (the fusion passes
