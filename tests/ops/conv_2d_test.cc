@@ -759,6 +759,18 @@ TEST(Conv2dTest, BadInputScaleIsAnError) {
   EXPECT_NE(missing.information().find("an input scale needs 4 inputs"),
             std::string::npos)
       << missing.information();
+  // An int32 scale of the right shape.
+  OpTester t("Conv2D", "conv");
+  t.Input("x", {2, 4, 4, 3}, RandomFloats(96))
+      .Constant("w", {5, 1, 1, 3}, RandomFloats(15))
+      .Constant("b", {5}, RandomFloats(5))
+      .InputInt("scale", {1, 1, 1, 3}, {1, 2, 3});
+  t.Output("y").Arg("input_scale", 1);
+  const MaceStatus int_scale = t.Run();
+  EXPECT_NE(int_scale.code(), MaceStatus::MACE_SUCCESS);
+  EXPECT_NE(int_scale.information().find("input scale 'scale' must be float"),
+            std::string::npos)
+      << int_scale.information();
 }
 
 }  // namespace
